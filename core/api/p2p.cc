@@ -1,0 +1,79 @@
+#include "weft/p2p.h"
+
+#include "core/init/context.h"
+#include "core/p2p/engine.h"
+#include "weft/error.h"
+
+namespace weft {
+namespace {
+
+using GroupPtr = std::shared_ptr<const detail::GroupState>;
+
+// Checks what every point-to-point call needs and returns the resolved group.
+GroupPtr validate(const char* op, const Tensor& tensor, int peer, bool any_allowed, int tag,
+                  const Group& group, const char* peer_name) {
+  GroupPtr g = core::resolve_group(group, op);
+  auto fail = [&](const std::string& what) {
+    throw InvalidArgument(std::string(op) + " (rank " + std::to_string(g->rank) + " of group " +
+                          g->name + "): " + what);
+  };
+  if (g->rank < 0) fail("this process is not a member of the group");
+  if (any_allowed ? (peer < -1 || peer >= g->size()) : (peer < 0 || peer >= g->size())) {
+    fail(std::string(peer_name) + " " + std::to_string(peer) + " is outside [0, " +
+         std::to_string(g->size()) + ")" + (any_allowed ? " (or kAnySource)" : ""));
+  }
+  if (any_allowed ? tag < -1 : tag < 0) {
+    fail("tag " + std::to_string(tag) + " is negative" +
+         (any_allowed ? " (only kAnyTag may be)" : ""));
+  }
+  if (static_cast<int>(tensor.dtype()) >= kNumDTypes) fail("the tensor's dtype is invalid");
+  if (tensor.device().type != DeviceType::kCpu) {
+    fail("the tensor is on a CUDA device, and this build of weft moves host memory only");
+  }
+  if (tensor.data() == nullptr && tensor.count() > 0) {
+    fail("the tensor has " + std::to_string(tensor.count()) + " elements but no data pointer");
+  }
+  return g;
+}
+
+// Waits for a blocking call's request; on timeout, abandons it so that weft never
+// touches the caller's buffer after the call has returned.
+void finish(const std::shared_ptr<detail::RequestState>& r, Timeout timeout) {
+  Timeout t = timeout.count() >= 0 ? timeout : r->group->timeout;
+  try {
+    r->engine->wait(*r, Deadline::after(t));
+  } catch (const TimeoutError& e) {
+    r->engine->abandon(r,
+                       std::string(e.what()) + " (timeout " + std::to_string(t.count()) + " ms)");
+    // abandon() does nothing to a request that completed in the meantime.
+    if (r->error) std::rethrow_exception(r->error);
+  }
+}
+
+}  // namespace
+
+void send(const Tensor& tensor, int dst, int tag, const Group& group, Timeout timeout) {
+  GroupPtr g = validate("send", tensor, dst, false, tag, group, "dst");
+  core::Engine& engine = *core::context("send").engine;
+  if (engine.send_eagerly_now(g, tensor, dst, tag)) return;
+  finish(engine.isend(g, tensor, dst, tag, false), timeout);
+}
+
+int recv(const Tensor& tensor, int src, int tag, const Group& group, Timeout timeout) {
+  GroupPtr g = validate("recv", tensor, src, true, tag, group, "src");
+  auto r = core::context("recv").engine->irecv(g, tensor, src, tag, false);
+  finish(r, timeout);
+  return r->peer;
+}
+
+Request isend(const Tensor& tensor, int dst, int tag, const Group& group) {
+  GroupPtr g = validate("isend", tensor, dst, false, tag, group, "dst");
+  return Request(core::context("isend").engine->isend(g, tensor, dst, tag, true));
+}
+
+Request irecv(const Tensor& tensor, int src, int tag, const Group& group) {
+  GroupPtr g = validate("irecv", tensor, src, true, tag, group, "src");
+  return Request(core::context("irecv").engine->irecv(g, tensor, src, tag, true));
+}
+
+}  // namespace weft

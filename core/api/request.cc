@@ -1,0 +1,38 @@
+#include "weft/request.h"
+
+#include "core/p2p/engine.h"
+#include "core/p2p/request_state.h"
+#include "weft/error.h"
+
+namespace weft {
+namespace {
+
+const detail::RequestState& checked(const std::shared_ptr<detail::RequestState>& state,
+                                    const char* op) {
+  if (!state) throw Error(ErrorCode::kState, std::string("Request::") + op + ": empty request");
+  return *state;
+}
+
+}  // namespace
+
+bool Request::is_completed() const {
+  checked(state_, "is_completed");
+  // A completed request never touches its engine, which may be gone by now.
+  if (state_->done.load(std::memory_order_acquire)) return true;
+  return state_->engine->test(*state_);
+}
+
+void Request::wait(Timeout timeout) const {
+  checked(state_, "wait");
+  if (!state_->done.load(std::memory_order_acquire)) {
+    Timeout t = timeout.count() >= 0 ? timeout : state_->group->timeout;
+    state_->engine->wait(*state_, Deadline::after(t));
+  }
+  if (state_->error) std::rethrow_exception(state_->error);
+}
+
+int Request::source() const { return checked(state_, "source").peer; }
+int Request::tag() const { return checked(state_, "tag").tag; }
+uint64_t Request::bytes() const { return checked(state_, "bytes").bytes; }
+
+}  // namespace weft

@@ -1,0 +1,100 @@
+#include "core/base/env.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+
+#include "weft/error.h"
+
+namespace weft::env {
+
+const std::vector<Variable>& weft_variables() {
+  static const std::vector<Variable> variables = {
+      {"WEFT_DEBUG", "WARN", "log level: NONE, WARN, INFO or TRACE"},
+      {"WEFT_TIMEOUT", "300", "default timeout of rendezvous and operations, in seconds"},
+      {"WEFT_TRANSPORTS", "all", "comma-separated transports weft may choose from (known: tcp)"},
+      {"WEFT_SOCKET_IFNAME", "(route to the store)",
+       "network interface whose address is advertised to peers"},
+      {"WEFT_EAGER_LIMIT", "65536",
+       "largest message (bytes) sent eagerly; larger ones wait for the receiver"},
+      {"WEFT_EAGER_WINDOW", "4M",
+       "bytes of eager messages a sender may have unconsumed at one receiver"},
+      {"WEFT_SPIN_US", "50 (5 when ranks outnumber cores)",
+       "microseconds a blocking call busy-polls before it sleeps in epoll"},
+      {"WEFT_LAUNCHER_STORE", "0",
+       "1: the launcher hosts the rendezvous store at MASTER_ADDR:MASTER_PORT (set by "
+       "weftrun)"},
+  };
+  return variables;
+}
+
+std::optional<std::string> get(const char* name) {
+  const char* value = std::getenv(name);
+  if (value == nullptr || *value == '\0') return std::nullopt;
+  return std::string(value);
+}
+
+int64_t get_int(const char* name, int64_t fallback, int64_t min, int64_t max) {
+  auto value = get(name);
+  if (!value) return fallback;
+  errno = 0;
+  char* end = nullptr;
+  long long parsed = std::strtoll(value->c_str(), &end, 10);
+  if (errno != 0 || end == value->c_str() || *end != '\0' || parsed < min || parsed > max) {
+    throw InvalidArgument(std::string(name) + "=" + *value + ": expected an integer in [" +
+                          std::to_string(min) + ", " + std::to_string(max) + "]");
+  }
+  return parsed;
+}
+
+uint64_t get_bytes(const char* name, uint64_t fallback) {
+  auto value = get(name);
+  if (!value) return fallback;
+  errno = 0;
+  char* end = nullptr;
+  unsigned long long parsed = std::strtoull(value->c_str(), &end, 10);
+  uint64_t scale = 1;
+  if (end != value->c_str() && *end != '\0' && end[1] == '\0') {
+    switch (*end) {
+      case 'k':
+      case 'K':
+        scale = 1ull << 10;
+        ++end;
+        break;
+      case 'm':
+      case 'M':
+        scale = 1ull << 20;
+        ++end;
+        break;
+      case 'g':
+      case 'G':
+        scale = 1ull << 30;
+        ++end;
+        break;
+      default:
+        break;
+    }
+  }
+  if (errno != 0 || end == value->c_str() || *end != '\0' || value->front() == '-' ||
+      parsed > UINT64_MAX / scale) {
+    throw InvalidArgument(std::string(name) + "=" + *value +
+                          ": expected a byte count such as 65536, 64K, 4M or 1G");
+  }
+  return parsed * scale;
+}
+
+std::chrono::milliseconds get_seconds(const char* name, std::chrono::milliseconds fallback) {
+  auto value = get(name);
+  if (!value) return fallback;
+  errno = 0;
+  char* end = nullptr;
+  double seconds = std::strtod(value->c_str(), &end);
+  if (errno != 0 || end == value->c_str() || *end != '\0' || !std::isfinite(seconds) ||
+      seconds <= 0 || seconds > 1e9) {
+    throw InvalidArgument(std::string(name) + "=" + *value +
+                          ": expected a positive number of seconds");
+  }
+  return std::chrono::milliseconds(static_cast<int64_t>(std::ceil(seconds * 1000)));
+}
+
+}  // namespace weft::env

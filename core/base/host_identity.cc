@@ -1,0 +1,33 @@
+#include "core/base/host_identity.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+
+namespace weft {
+namespace {
+
+HostIdentity read_identity() {
+  HostIdentity id;
+  char host[256] = {0};
+  gethostname(host, sizeof(host) - 1);
+  id.hostname = host;
+  std::ifstream boot("/proc/sys/kernel/random/boot_id");
+  std::getline(boot, id.boot_id);
+  // Without a boot id (an unusual /proc) fall back to the host name, which is still
+  // right for the common case of one namespace per machine.
+  if (id.boot_id.empty()) id.boot_id = id.hostname;
+  struct stat st {};
+  if (stat("/proc/self/ns/net", &st) == 0) id.net_namespace = st.st_ino;
+  return id;
+}
+
+}  // namespace
+
+const HostIdentity& local_host_identity() {
+  static const HostIdentity id = read_identity();
+  return id;
+}
+
+}  // namespace weft

@@ -1,0 +1,39 @@
+// Joining and leaving the job. Mirrors torch.distributed's init_process_group.
+#pragma once
+
+#include <string>
+
+#include "weft/timeout.h"
+
+namespace weft {
+
+// Joins the job and blocks until every rank has joined and this process is connected
+// to all of them.
+//
+//   backend      "auto" picks the best transport per peer; "tcp" forces TCP.
+//   init_method  "env://" (default): MASTER_ADDR, MASTER_PORT, WORLD_SIZE and RANK from
+//                the environment; "tcp://host:port": rank 0 hosts the rendezvous store
+//                at host:port (rank and world_size must then be given, as arguments or
+//                through RANK/WORLD_SIZE).
+//   world_size, rank  -1 means "from the environment".
+//   group_name   namespaces the rendezvous keys, so jobs can share one store.
+//   timeout      deadline of the rendezvous and the default of every later operation.
+//
+// Errors: InvalidArgument for bad arguments (a rank outside [0, world_size), a rank
+// that another process already holds, an unknown backend or init method); TimeoutError
+// "x/y ranks joined; missing ranks: ..." when the job does not assemble in time; Error
+// naming addr:port when the store cannot be bound or reached.
+void init_process_group(const std::string& backend = "auto",
+                        const std::string& init_method = "env://", int world_size = -1,
+                        int rank = -1, const std::string& group_name = "",
+                        Timeout timeout = kDefaultTimeout);
+
+bool is_initialized();
+int get_rank();        // rank in the world group
+int get_world_size();  // size of the world group
+
+// Leaves the job: finishes sending what is queued, tells every peer this rank is
+// leaving, and closes all links. Pending requests fail with an Error saying so.
+void destroy_process_group();
+
+}  // namespace weft

@@ -1,0 +1,46 @@
+// Request: the handle of an asynchronous operation (isend, irecv, and later the
+// asynchronous collectives). Copies share one operation.
+//
+// The memory of the operation's tensor belongs to the operation until it completes:
+// do not free or reuse it before wait() has returned or is_completed() returned true.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "weft/timeout.h"
+
+namespace weft {
+
+namespace detail {
+class RequestState;
+}
+
+class Request {
+ public:
+  Request() = default;  // an empty handle; valid() is false
+
+  bool valid() const { return state_ != nullptr; }
+
+  // True once the operation has finished, successfully or not. Never blocks: it makes
+  // what progress it can without waiting, then answers.
+  bool is_completed() const;
+
+  // Blocks until the operation finishes. Throws the operation's error if it failed, or
+  // TimeoutError if `timeout` (default: the group's) passes first; after a timeout the
+  // operation is still pending and may be waited for again.
+  void wait(Timeout timeout = kDefaultTimeout) const;
+
+  // For a completed receive: the sender's rank in the group, the message's tag and its
+  // size in bytes. For a send: the destination, the tag and the bytes sent.
+  int source() const;
+  int tag() const;
+  uint64_t bytes() const;
+
+  explicit Request(std::shared_ptr<detail::RequestState> state) : state_(std::move(state)) {}
+
+ private:
+  std::shared_ptr<detail::RequestState> state_;
+};
+
+}  // namespace weft

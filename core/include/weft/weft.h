@@ -1,0 +1,10 @@
+// weft: an MPI-like communication library for tensors. Include this header.
+#pragma once
+
+#include "weft/error.h"
+#include "weft/group.h"
+#include "weft/p2p.h"
+#include "weft/process_group.h"
+#include "weft/request.h"
+#include "weft/tensor.h"
+#include "weft/timeout.h"

@@ -1,0 +1,38 @@
+// Context: the process group this process has joined (there is at most one). Created
+// by init_process_group, torn down by destroy_process_group.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "core/api/group_state.h"
+#include "core/p2p/engine.h"
+#include "rendezvous/store.h"
+#include "rendezvous/tcp_store_server.h"
+#include "weft/group.h"
+
+namespace weft::core {
+
+struct Context {
+  int rank = 0;
+  int world_size = 1;
+  Timeout timeout{};
+  // Declared in construction order; destroyed in reverse, so the store server outlives
+  // the clients and the engine.
+  std::unique_ptr<rendezvous::TcpStoreServer> store_server;  // rank 0, unless launched
+  std::unique_ptr<rendezvous::Store> store_connection;
+  std::unique_ptr<rendezvous::Store> store;  // the job's namespace in store_connection
+  std::unique_ptr<Engine> engine;
+  std::shared_ptr<const detail::GroupState> world;
+};
+
+// The current context. Throws Error(kState) naming `op` when weft is not initialized.
+Context& context(const char* op);
+bool has_context();
+void install_context(std::unique_ptr<Context> context);
+std::unique_ptr<Context> remove_context();
+
+// The state behind a Group handle; the world for a default-constructed one.
+std::shared_ptr<const detail::GroupState> resolve_group(const Group& group, const char* op);
+
+}  // namespace weft::core

@@ -1,0 +1,29 @@
+#include "core/init/peer_record.h"
+
+#include "core/base/wire.h"
+
+namespace weft::core {
+
+std::string PeerRecord::encode() const {
+  return WireWriter()
+      .str(host.hostname)
+      .str(host.boot_id)
+      .u64(host.net_namespace)
+      .i64(pid)
+      .str(tcp)
+      .take();
+}
+
+PeerRecord PeerRecord::decode(const std::string& bytes, int rank) {
+  std::string what = "rendezvous record of rank " + std::to_string(rank);
+  WireReader in(bytes, what.c_str());
+  PeerRecord r;
+  r.host.hostname = in.str();
+  r.host.boot_id = in.str();
+  r.host.net_namespace = in.u64();
+  r.pid = in.i64();
+  r.tcp = in.str();
+  return r;
+}
+
+}  // namespace weft::core

@@ -1,0 +1,232 @@
+// init_process_group and destroy_process_group: rendezvous, connections, engine.
+#include "weft/process_group.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <mutex>
+#include <thread>
+
+#include "core/base/env.h"
+#include "core/base/log.h"
+#include "core/init/context.h"
+#include "core/init/peer_record.h"
+#include "core/init/transports.h"
+#include "rendezvous/init_method.h"
+#include "rendezvous/join.h"
+#include "rendezvous/tcp_store_client.h"
+#include "transport/tcp/tcp_connector.h"
+#include "transport/tcp/tcp_link.h"
+#include "weft/error.h"
+
+namespace weft {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::mutex g_init_mutex;  // serialises init and destroy
+// How many process groups this process has destroyed. Ranks that re-initialise in step
+// use it to start the next job's rendezvous in fresh keys of a store that lives on
+// (weftrun's).
+int g_generation = 0;
+
+constexpr auto kDefaultGroupTimeout = std::chrono::seconds(300);
+// How long destroy_process_group waits for queued data to leave.
+constexpr auto kDrainTimeout = std::chrono::seconds(10);
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+std::string self_description() {
+  return local_host_identity().hostname + ":" + std::to_string(getpid());
+}
+
+core::EngineOptions engine_options(const std::vector<core::PeerRecord>& records, int rank) {
+  core::EngineOptions o;
+  o.eager_limit = env::get_bytes("WEFT_EAGER_LIMIT", o.eager_limit);
+  o.eager_window = env::get_bytes("WEFT_EAGER_WINDOW", o.eager_window);
+  // The window must hold at least two eager messages, or eager sends would stall.
+  o.eager_window = std::max(o.eager_window, 2 * (o.eager_limit + 64));
+  int local = 0;
+  for (const auto& r : records) local += r.host.shares_network_with(records[rank].host) ? 1 : 0;
+  unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  o.oversubscribed = local > static_cast<int>(cores);
+  o.spin = std::chrono::microseconds(
+      env::get_int("WEFT_SPIN_US", o.oversubscribed ? 5 : 50, 0, 10'000'000));
+  return o;
+}
+
+std::string store_namespace(const std::string& group_name) {
+  return (group_name.empty() ? std::string("default") : group_name) + "/" +
+         std::to_string(g_generation);
+}
+
+// Connects the store: rank 0 hosts it unless the launcher does.
+void open_store(core::Context& c, const rendezvous::InitSpec& spec, const std::string& group_name,
+                Deadline deadline) {
+  if (spec.rank == 0 && !spec.launcher_hosts_store) {
+    auto addresses = tcp::resolve(spec.store_host, spec.store_port);
+    try {
+      c.store_server = std::make_unique<rendezvous::TcpStoreServer>(addresses.front());
+    } catch (const Error& e) {
+      throw Error(e.code(), std::string("init_process_group (rank 0): cannot host the rendezvous "
+                                        "store: ") +
+                                e.what() + " (MASTER_ADDR must be an address of rank 0's host)");
+    }
+  }
+  c.store_connection =
+      std::make_unique<rendezvous::TcpStoreClient>(spec.store_host, spec.store_port, deadline);
+  c.store =
+      std::make_unique<rendezvous::PrefixStore>(store_namespace(group_name), *c.store_connection);
+}
+
+// A process whose rank cannot be right tells the others before it fails, so they stop
+// at once rather than time out.
+[[noreturn]] void refuse_rank(const rendezvous::InitSpec& spec, const std::string& group_name,
+                              const InvalidArgument& error) {
+  if (!spec.singleton && !spec.store_host.empty()) {
+    try {
+      Deadline d = Deadline::after(std::chrono::seconds(1));
+      rendezvous::TcpStoreClient client(spec.store_host, spec.store_port, d);
+      rendezvous::PrefixStore store(store_namespace(group_name), client);
+      rendezvous::abort_join(store, self_description() + ": " + error.what(), d);
+    } catch (const Error&) {
+    }
+  }
+  throw error;
+}
+
+void connect_peers(core::Context& c, const std::vector<core::PeerRecord>& records,
+                   tcp::TcpConnector& connector, uint64_t job_id, Deadline deadline) {
+  std::vector<std::string> tcp_records;
+  std::vector<bool> same_network;
+  for (const auto& r : records) {
+    tcp_records.push_back(r.tcp);
+    same_network.push_back(r.host.shares_network_with(records[c.rank].host));
+  }
+  std::vector<tcp::Fd> fds =
+      connector.connect_all(c.rank, tcp_records, same_network, job_id, deadline);
+  for (int peer = 0; peer < c.world_size; ++peer) {
+    if (peer == c.rank) continue;
+    auto link = std::make_unique<tcp::TcpLink>(peer, std::move(fds[peer]), *c.engine);
+    WEFT_LOG(INFO) << "rank " << c.rank << " -> " << c.engine->peer_name(peer) << ": "
+                   << link->describe() << " (" << (same_network[peer] ? "same host" : "other host")
+                   << ")";
+    c.engine->add_link(std::move(link));
+  }
+}
+
+}  // namespace
+
+void init_process_group(const std::string& backend, const std::string& init_method, int world_size,
+                        int rank, const std::string& group_name, Timeout timeout) {
+  std::lock_guard<std::mutex> lock(g_init_mutex);
+  auto start = Clock::now();
+  if (core::has_context()) {
+    core::Context& c = core::context("init_process_group");
+    throw Error(ErrorCode::kState,
+                "init_process_group: already initialized as rank " + std::to_string(c.rank) +
+                    " of " + std::to_string(c.world_size) + "; call destroy_process_group first");
+  }
+  core::check_backend(backend);
+  Timeout t =
+      timeout.count() >= 0 ? timeout : env::get_seconds("WEFT_TIMEOUT", kDefaultGroupTimeout);
+  if (t.count() <= 0) {
+    throw InvalidArgument("init_process_group: timeout must be positive, not " +
+                          std::to_string(t.count()) + " ms");
+  }
+  Deadline deadline = Deadline::after(t);
+
+  rendezvous::InitSpec spec = rendezvous::parse_init_method(init_method, world_size, rank);
+  try {
+    rendezvous::check_rank(spec);
+  } catch (const InvalidArgument& e) {
+    refuse_rank(spec, group_name, e);
+  }
+
+  auto c = std::make_unique<core::Context>();
+  c->rank = spec.rank;
+  c->world_size = spec.world_size;
+  c->timeout = t;
+  log::set_rank(spec.rank);
+
+  core::PeerRecord self;
+  self.host = local_host_identity();
+  self.pid = getpid();
+  std::vector<core::PeerRecord> records{self};
+  std::unique_ptr<tcp::TcpConnector> connector;
+  uint64_t job_id = 0;
+  double rendezvous_ms = 0;
+  if (!spec.singleton) {
+    rendezvous::JoinResult joined;
+    while (true) {
+      try {
+        open_store(*c, spec, group_name, deadline);
+        auto* client = static_cast<rendezvous::TcpStoreClient*>(c->store_connection.get());
+        connector = std::make_unique<tcp::TcpConnector>(env::get("WEFT_SOCKET_IFNAME"),
+                                                        client->local_address());
+        self.tcp = connector->record();
+        joined = rendezvous::join_world(*c->store, spec.rank, spec.world_size, self.encode(),
+                                        self_description(), deadline);
+        break;
+      } catch (const rendezvous::StoreLost& e) {
+        // Most often the store of the previous job on this port, closing as this rank
+        // arrived: join again, at the new store.
+        if (deadline.expired()) throw;
+        WEFT_LOG(INFO) << "lost the rendezvous store while joining (" << e.what()
+                       << "); joining again";
+        c->store.reset();
+        c->store_connection.reset();
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+    }
+    job_id = joined.job_id;
+    records.clear();
+    for (int r = 0; r < spec.world_size; ++r) {
+      records.push_back(core::PeerRecord::decode(joined.records[r], r));
+    }
+    rendezvous_ms = ms_since(start);
+  } else {
+    WEFT_LOG(INFO) << "no rendezvous information; running as a world of one";
+  }
+
+  std::vector<core::PeerInfo> peers;
+  for (const auto& r : records) peers.push_back({r.host.hostname, r.pid});
+  c->engine = std::make_unique<core::Engine>(spec.rank, peers, engine_options(records, spec.rank));
+  if (connector) connect_peers(*c, records, *connector, job_id, deadline);
+  c->engine->start();
+
+  auto world = std::make_shared<detail::GroupState>();
+  world->comm = 0;
+  world->name = "world";
+  for (int r = 0; r < spec.world_size; ++r) world->world_ranks.push_back(r);
+  world->rank = spec.rank;
+  world->timeout = t;
+  c->world = world;
+
+  WEFT_LOG(INFO) << "init_process_group: rank " << spec.rank << " of " << spec.world_size
+                 << " ready in " << ms_since(start) << " ms (rendezvous " << rendezvous_ms
+                 << " ms, connections " << ms_since(start) - rendezvous_ms << " ms)";
+  core::install_context(std::move(c));
+}
+
+bool is_initialized() { return core::has_context(); }
+
+int get_rank() { return core::context("get_rank").rank; }
+
+int get_world_size() { return core::context("get_world_size").world_size; }
+
+void destroy_process_group() {
+  std::lock_guard<std::mutex> lock(g_init_mutex);
+  std::unique_ptr<core::Context> c = core::remove_context();
+  if (!c) {
+    throw Error(ErrorCode::kState, "destroy_process_group: weft is not initialized");
+  }
+  c->engine->shutdown(std::min<Timeout>(c->timeout, kDrainTimeout));
+  ++g_generation;
+  WEFT_LOG(INFO) << "destroy_process_group: rank " << c->rank << " left the job";
+  log::set_rank(-1);
+}
+
+}  // namespace weft

@@ -1,0 +1,176 @@
+// Engine: point-to-point messaging over one link per peer. It owns the links, the
+// matching queues of every group, and the rendezvous and credit bookkeeping of
+// core/p2p/protocol.h, and it makes progress.
+//
+// Progress: a thread that waits on a request polls the links itself (spinning briefly,
+// then sleeping in epoll), so the critical path never hands off to another thread. A
+// progress thread keeps asynchronous requests moving while the caller computes: it
+// sleeps while no asynchronous request is outstanding, while some thread is waiting,
+// and while the caller's own calls keep the links moving (it steps in only after
+// kProgressGrace without one), so that it never competes with the caller for a core.
+//
+// A failed peer fails every pending operation that involves it with a PeerError
+// naming it, and every later one at once. Nothing here blocks forever: waits take a
+// deadline.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "core/base/deadline.h"
+#include "core/p2p/matcher.h"
+#include "core/p2p/request_state.h"
+#include "transport/link.h"
+
+namespace weft::core {
+
+struct PeerInfo {
+  std::string hostname;
+  int64_t pid = 0;
+};
+
+struct EngineOptions {
+  uint64_t eager_limit = 64 << 10;     // largest eager message
+  uint64_t eager_window = 4 << 20;     // eager credit per receiver
+  std::chrono::microseconds spin{50};  // busy-polling before sleeping
+  bool oversubscribed = false;         // more local ranks than cores: yield while spinning
+};
+
+class Engine final : public transport::LinkHandler {
+ public:
+  using RequestPtr = std::shared_ptr<detail::RequestState>;
+  using GroupPtr = std::shared_ptr<const detail::GroupState>;
+
+  // `peers[r]` describes world rank r (this process included).
+  Engine(int world_rank, std::vector<PeerInfo> peers, EngineOptions options);
+  ~Engine() override;
+
+  // Set-up: one link per peer, then start().
+  void add_link(std::unique_ptr<transport::Link> link);
+  void start();
+
+  // Arguments are already validated: ranks are group ranks inside the group.
+  // `user_async` marks requests the caller holds while it computes (isend/irecv).
+  RequestPtr isend(GroupPtr group, const Tensor& tensor, int dst, int tag, bool user_async);
+  RequestPtr irecv(GroupPtr group, const Tensor& tensor, int src, int tag, bool user_async);
+
+  // The fast path of a blocking send: when the message can go eagerly right now, sends
+  // it (the link copies whatever the socket does not take at once) and returns true,
+  // without creating a request. False: use isend. Throws PeerError if the link fails.
+  bool send_eagerly_now(const GroupPtr& group, const Tensor& tensor, int dst, int tag);
+
+  // Blocks until `request` completes; throws its error, or TimeoutError at `deadline`
+  // (the request stays pending).
+  void wait(detail::RequestState& request, Deadline deadline);
+  // Progress without blocking, then whether `request` has completed.
+  bool test(detail::RequestState& request);
+  // A blocking call gave up on `request`: fail it with TimeoutError(`why`) and make sure
+  // weft never touches its buffer again.
+  void abandon(const RequestPtr& request, const std::string& why);
+
+  // Fails pending operations, says goodbye to every peer, flushes and closes links.
+  void shutdown(std::chrono::milliseconds drain);
+
+  int world_rank() const { return rank_; }
+  int world_size() const { return static_cast<int>(peers_.size()); }
+  // "rank 3 (host:pid)"
+  std::string peer_name(int world_rank) const;
+  // What a request is waiting for, for timeout messages.
+  std::string pending_state(const detail::RequestState& request);
+
+  // LinkHandler: called from link progress with mutex_ held.
+  void on_frame(int peer, const transport::FrameHeader& header) override;
+  std::byte* payload_target(int peer, const transport::FrameHeader& header,
+                            uint64_t offset) override;
+  void on_payload_done(int peer, const transport::FrameHeader& header) override;
+  void on_sent(int peer, void* cookie) override;
+  void on_link_failed(int peer, const std::string& why) override;
+
+ private:
+  // Where the payload of the frame a peer is sending now goes.
+  struct Incoming {
+    enum class To { kNothing, kRecv, kUnexpected } to = To::kNothing;
+    RequestPtr recv;
+    std::shared_ptr<UnexpectedMessage> message;
+    uint64_t base = 0;  // offset of the frame's payload in the receive buffer
+  };
+  struct Peer {
+    std::unique_ptr<transport::Link> link;
+    PeerInfo info;
+    uint64_t eager_credit = 0;  // eager bytes we may still send it
+    uint64_t credit_owed = 0;   // eager bytes of its we consumed and not yet reported
+    bool left = false;          // it said goodbye
+    std::string failure;        // why its link is dead; empty while alive
+    bool watching_output = false;
+    Incoming incoming;
+  };
+
+  // The header of a matchable message (kEager or kRts) to world rank `world_peer`;
+  // takes the next sequence number of that pair.
+  transport::FrameHeader message_header(const detail::GroupState& group, const Tensor& tensor,
+                                        int tag, int world_peer);
+  RequestPtr make_request(detail::OpKind kind, GroupPtr group, const Tensor& tensor, int peer,
+                          int tag, bool user_async);
+  void complete(const RequestPtr& request, std::exception_ptr error = nullptr);
+  void fail(const RequestPtr& request, std::exception_ptr error) { complete(request, error); }
+
+  void send_to_self(const RequestPtr& send);
+  void deliver_unexpected(const RequestPtr& recv,
+                          const std::shared_ptr<UnexpectedMessage>& message);
+  void accept_rts(const RequestPtr& recv, const transport::FrameHeader& rts, int world_peer);
+  // Why `recv` cannot take a message described by `header`; empty if it can.
+  std::string misfit(const detail::RequestState& recv, const transport::FrameHeader& header) const;
+  void take_message_fields(detail::RequestState& recv, const transport::FrameHeader& header);
+  void consume_credit(int world_peer, uint64_t bytes);
+  void send_control(int world_peer, const transport::FrameHeader& header);
+  void after_send(Peer& peer);
+  void protocol_error(int world_peer, const std::string& what);
+  // Matching state of one group, found by its comm id.
+  struct Comm {
+    Matcher matcher;
+    std::vector<uint64_t> send_seq, recv_seq;  // by world rank of the peer
+  };
+  Comm& comm(uint32_t id);
+  Matcher& matcher(uint32_t id) { return comm(id).matcher; }
+  void link_pending(const RequestPtr& request);
+  void unlink_pending(detail::RequestState& request);
+  std::vector<RequestPtr> pending_requests() const;
+
+  // Progress, with mutex_ held: services every link epoll reports ready.
+  void poll_links();
+  // Progress for a caller's thread waiting on `request`: its peer's link directly when
+  // it has one (one system call instead of epoll's two), every link now and then.
+  void poll_for_caller(const detail::RequestState* request, unsigned iteration);
+  void progress_loop();
+  void watch_output(Peer& peer);
+
+  const int rank_;
+  const EngineOptions options_;
+  std::vector<Peer> peers_;
+  std::vector<std::unique_ptr<Comm>> comms_;                   // by comm id; created on first use
+  std::unordered_map<uint64_t, RequestPtr> rendezvous_sends_;  // send_id -> send
+  std::unordered_map<uint64_t, RequestPtr> active_recvs_;      // recv_id -> large recv
+  detail::RequestState* pending_head_ = nullptr;
+  uint64_t next_id_ = 1;
+
+  std::mutex mutex_;
+  std::condition_variable progress_cv_;
+  std::atomic<int> async_outstanding_{0};  // changed with the lock, read without
+  std::atomic<int> blocking_waiters_{0};   // changed without the lock on the fast path
+  bool stopping_ = false;
+  // Counts callers' polls and posts; the progress thread stays out of the way while it
+  // keeps changing (cheaper than reading the clock on every call).
+  std::atomic<uint64_t> caller_activity_{0};
+  bool shut_down_ = false;
+  int epoll_fd_ = -1;
+  std::thread progress_thread_;
+};
+
+}  // namespace weft::core

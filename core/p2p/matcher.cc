@@ -1,0 +1,45 @@
+#include "core/p2p/matcher.h"
+
+namespace weft::core {
+
+Matcher::RequestPtr Matcher::take_posted(int src, int tag) {
+  for (auto it = posted_.begin(); it != posted_.end(); ++it) {
+    if (matches((*it)->peer, (*it)->tag, src, tag)) {
+      RequestPtr recv = std::move(*it);
+      if (it == posted_.begin()) {
+        posted_.pop_front();
+      } else {
+        posted_.erase(it);
+      }
+      return recv;
+    }
+  }
+  return nullptr;
+}
+
+Matcher::MessagePtr Matcher::take_unexpected(int src_filter, int tag_filter) {
+  for (auto it = unexpected_.begin(); it != unexpected_.end(); ++it) {
+    if (matches(src_filter, tag_filter, (*it)->header.src, (*it)->header.tag)) {
+      MessagePtr message = std::move(*it);
+      if (it == unexpected_.begin()) {
+        unexpected_.pop_front();
+      } else {
+        unexpected_.erase(it);
+      }
+      return message;
+    }
+  }
+  return nullptr;
+}
+
+bool Matcher::remove_posted(const detail::RequestState* recv) {
+  for (auto it = posted_.begin(); it != posted_.end(); ++it) {
+    if (it->get() == recv) {
+      posted_.erase(it);
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace weft::core

@@ -1,0 +1,35 @@
+// The point-to-point protocol spoken over every link (frames are transport/frame.h).
+//
+// Small messages go eagerly: one kEager frame carries header and payload, and the
+// sender is done once it is written. Large messages (above the eager limit, or when the
+// sender has used up its eager credit at that receiver) use a rendezvous: kRts announces
+// the message, the receiver answers kCts once a receive matches it, and only then does
+// the payload move, as kData frames straight into the receive buffer. So a receiver
+// buffers at most its credit window of unexpected eager data per sender, whatever the
+// sender does; unexpected large messages cost it only their 64-byte header.
+//
+// Matching is by (group, source, tag) in arrival order, and kEager/kRts frames of one
+// sender and group carry consecutive sequence numbers, which the receiver checks.
+#pragma once
+
+#include <cstdint>
+
+namespace weft::core {
+
+enum class FrameKind : uint8_t {
+  kEager = 1,  // a whole small message
+  kRts,        // a large message is ready: send_id, msg_bytes, tag, dtype, seq
+  kCts,        // receiver matched an RTS: send_id, recv_id (0: declined, send nothing)
+  kData,       // payload of a large message: recv_id, offset, payload_bytes
+  kCancel,     // the sender withdrew an announced large message: recv_id or send_id
+  kCredit,     // the receiver consumed msg_bytes of eager data from this sender
+  kGoodbye,    // the sender is leaving the job
+};
+
+const char* frame_kind_name(uint8_t kind);
+
+// Eager data is charged this much on top of its payload, so that even zero-byte
+// messages use up credit and a receiver's unexpected queue stays bounded.
+inline constexpr uint64_t kEagerOverheadBytes = 64;
+
+}  // namespace weft::core

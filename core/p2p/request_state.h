@@ -1,0 +1,73 @@
+// RequestState: one point-to-point operation, shared by the engine (which drives it)
+// and the user's Request handle (which waits on it). Fields other than `done` are only
+// touched with the engine's lock held, or after `done` has become true.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <string>
+
+#include "core/api/group_state.h"
+#include "weft/tensor.h"
+
+namespace weft::core {
+class Engine;
+}
+
+namespace weft::detail {
+
+enum class OpKind : uint8_t { kSend, kRecv };
+
+enum class OpStage : uint8_t {
+  kPosted,       // recv: waiting in the posted queue; send: not yet handed to a link
+  kEagerQueued,  // send: eager frame queued on the link, not fully written yet
+  kAwaitingCts,  // send: RTS sent, waiting for the receiver to match it
+  kStreaming,    // send: payload being written; recv: payload arriving
+  kDone,
+};
+
+class RequestState {
+ public:
+  RequestState(OpKind kind, core::Engine* engine, std::shared_ptr<const GroupState> group,
+               const Tensor& tensor, int peer_world, int peer, int tag)
+      : kind(kind),
+        engine(engine),
+        group(std::move(group)),
+        tensor(tensor),
+        peer_world(peer_world),
+        peer(peer),
+        tag(tag) {}
+
+  // e.g. "recv from rank 0 (any tag) in group world"
+  std::string describe() const;
+
+  const OpKind kind;
+  core::Engine* const engine;
+  const std::shared_ptr<const GroupState> group;
+  const Tensor tensor;
+  // send: the destination; recv: the source filter (-1: any), then the actual source.
+  int peer_world;
+  int peer;            // group rank
+  int tag;             // send: the tag; recv: the filter (-1: any), then the actual tag
+  uint64_t bytes = 0;  // bytes of the message (known for a recv once matched)
+
+  OpStage stage = OpStage::kPosted;
+  uint64_t id = 0;          // send_id of a rendezvous send, recv_id of a matched large recv
+  uint64_t received = 0;    // large recv: payload bytes arrived so far
+  uint64_t remote_id = 0;   // large send being streamed: the receiver's recv_id
+  bool user_async = false;  // counts towards the engine's outstanding asynchronous work
+  bool abandoned = false;   // a blocking call gave up on it; its buffer is no longer ours
+
+  std::atomic<bool> done{false};
+  std::exception_ptr error;  // set before done when the operation failed
+
+  // While the operation is pending the engine keeps it alive through `self` (the caller
+  // may drop its handle) and links it into its list of pending operations.
+  std::shared_ptr<RequestState> self;
+  RequestState* pending_prev = nullptr;
+  RequestState* pending_next = nullptr;
+};
+
+}  // namespace weft::detail

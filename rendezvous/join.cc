@@ -1,0 +1,123 @@
+#include "rendezvous/join.h"
+
+#include <random>
+#include <thread>
+
+#include "core/base/log.h"
+#include "weft/error.h"
+
+namespace weft::rendezvous {
+namespace {
+
+const std::string kAbortKey = "abort";
+const std::string kJobKey = "job";  // "<world_size> <job_id>", set by rank 0
+const std::string kJoinedKey = "joined";
+const std::string kCompleteKey = "complete";
+
+std::string record_key(int rank) { return "rank/" + std::to_string(rank) + "/record"; }
+std::string claim_key(int rank) { return "rank/" + std::to_string(rank) + "/claims"; }
+std::string owner_key(int rank) { return "rank/" + std::to_string(rank) + "/owner"; }
+
+uint64_t draw_job_id() {
+  std::random_device device;
+  return (static_cast<uint64_t>(device()) << 32) ^ device() ^
+         static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+}
+
+[[noreturn]] void throw_aborted(Store& store, int rank, Deadline deadline) {
+  std::string reason = store.get(kAbortKey, deadline.min(Deadline::after(std::chrono::seconds(5))));
+  throw InvalidArgument("init_process_group (rank " + std::to_string(rank) +
+                        "): the rendezvous was aborted: " + reason);
+}
+
+}  // namespace
+
+void abort_join(Store& store, const std::string& reason, Deadline deadline) {
+  try {
+    store.set(kAbortKey, reason, deadline);
+  } catch (const Error& e) {
+    WEFT_LOG(WARN) << "could not tell the other ranks that the rendezvous failed: " << e.what();
+  }
+}
+
+namespace {
+
+[[noreturn]] void throw_missing(Store& store, const std::string& me, int world_size) {
+  Deadline d = Deadline::after(std::chrono::seconds(5));
+  int64_t joined = store.add(kJoinedKey, 0, d);
+  std::string missing;
+  int shown = 0;
+  for (int r = 0; r < world_size; ++r) {
+    if (store.check({record_key(r)}, d)) continue;
+    if (++shown <= 64) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
+  }
+  if (shown > 64) missing += ", ... (" + std::to_string(shown) + " in all)";
+  throw TimeoutError("init_process_group (" + me + "): " + std::to_string(joined) + "/" +
+                     std::to_string(world_size) + " ranks joined before the deadline; " +
+                     "missing ranks: " + missing + " (" + store.describe() + ")");
+}
+
+// Polls until `done()` holds, failing on an abort or at the deadline.
+template <typename Done>
+void poll_until(Store& store, int rank, int world_size, const std::string& me, Deadline deadline,
+                Done done) {
+  auto pause = std::chrono::milliseconds(1);
+  while (true) {
+    if (store.check({kAbortKey}, deadline)) throw_aborted(store, rank, deadline);
+    if (done()) return;
+    if (deadline.expired()) throw_missing(store, me, world_size);
+    std::this_thread::sleep_for(std::min<std::chrono::milliseconds>(pause, deadline.remaining()));
+    pause = std::min(pause * 2, std::chrono::milliseconds(50));
+  }
+}
+
+}  // namespace
+
+JoinResult join_world(Store& store, int rank, int world_size, const std::string& record,
+                      const std::string& self, Deadline deadline) {
+  const std::string me = "rank " + std::to_string(rank) + " (" + self + ")";
+  JoinResult result;
+  // Everyone agrees with rank 0 on the world size before anyone counts as joined, so a
+  // disagreement can never leave part of the job assembled.
+  if (rank == 0) {
+    result.job_id = draw_job_id();
+    store.set(kJobKey, std::to_string(world_size) + " " + std::to_string(result.job_id), deadline);
+  } else {
+    poll_until(store, rank, world_size, me, deadline,
+               [&] { return store.check({kJobKey}, deadline); });
+    std::string job = store.get(kJobKey, deadline);
+    int rank0_size = std::stoi(job);
+    result.job_id = std::stoull(job.substr(job.find(' ') + 1));
+    if (rank0_size != world_size) {
+      std::string reason = me + " was started with world_size " + std::to_string(world_size) +
+                           " but rank 0 with " + std::to_string(rank0_size);
+      abort_join(store, reason, deadline);
+      throw InvalidArgument("init_process_group: " + reason);
+    }
+  }
+
+  // Claim the rank. A second claimer learns who holds it and aborts the whole job.
+  if (store.add(claim_key(rank), 1, deadline) > 1) {
+    std::string holder = "another process";
+    try {
+      holder = store.get(owner_key(rank), deadline.min(Deadline::after(std::chrono::seconds(2))));
+    } catch (const Error&) {
+    }
+    std::string reason =
+        "rank " + std::to_string(rank) + " was claimed twice: by " + holder + " and by " + self;
+    abort_join(store, reason, deadline);
+    throw InvalidArgument("init_process_group (rank " + std::to_string(rank) + "): " + reason);
+  }
+  store.set(owner_key(rank), self, deadline);
+  store.set(record_key(rank), record, deadline);
+  if (store.add(kJoinedKey, 1, deadline) == world_size) store.set(kCompleteKey, "1", deadline);
+  WEFT_LOG(INFO) << me << " joined the rendezvous (" << store.describe() << ")";
+
+  poll_until(store, rank, world_size, me, deadline,
+             [&] { return store.check({kCompleteKey}, deadline); });
+  result.records.resize(world_size);
+  for (int r = 0; r < world_size; ++r) result.records[r] = store.get(record_key(r), deadline);
+  return result;
+}
+
+}  // namespace weft::rendezvous

@@ -1,0 +1,31 @@
+// Joining a job through a Store: every rank publishes a record (how to reach it) and
+// waits until all world_size ranks have, then reads them all.
+//
+// The join refuses, on every process involved, a rank claimed twice and a world size
+// that differs from rank 0's; a process that knows the job cannot assemble posts the
+// reason with abort_join() so the others stop at once instead of timing out. When the
+// deadline passes it reports "x/y ranks joined; missing ranks: ...".
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "rendezvous/store.h"
+
+namespace weft::rendezvous {
+
+struct JoinResult {
+  std::vector<std::string> records;  // by rank
+  uint64_t job_id = 0;               // drawn by rank 0; identifies this job's connections
+};
+
+// `self` describes this process in messages, e.g. "host:1234".
+JoinResult join_world(Store& store, int rank, int world_size, const std::string& record,
+                      const std::string& self, Deadline deadline);
+
+// Tells every rank waiting in join_world that the job cannot assemble, and why. Best
+// effort: errors reaching the store are ignored.
+void abort_join(Store& store, const std::string& reason, Deadline deadline);
+
+}  // namespace weft::rendezvous

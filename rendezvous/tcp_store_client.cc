@@ -1,0 +1,127 @@
+#include "rendezvous/tcp_store_client.h"
+
+#include <thread>
+
+#include "core/base/log.h"
+#include "core/base/wire.h"
+#include "rendezvous/tcp_store_protocol.h"
+
+namespace weft::rendezvous {
+namespace {
+
+// Waiting ops are timed by the server; the client allows this much longer for the reply
+// before it concludes the server itself is gone.
+constexpr auto kReplyGrace = std::chrono::seconds(10);
+
+uint64_t timeout_ms(Deadline deadline) {
+  if (deadline.is_never()) return kNoTimeout;
+  return static_cast<uint64_t>(deadline.remaining().count());
+}
+
+WireWriter request(StoreOp op, Deadline deadline, const std::vector<std::string>& keys) {
+  WireWriter w;
+  w.u8(static_cast<uint8_t>(op)).u64(timeout_ms(deadline)).u32(static_cast<uint32_t>(keys.size()));
+  for (const auto& k : keys) w.str(k);
+  return w;
+}
+
+std::string join_keys(const std::vector<std::string>& keys) {
+  std::string out;
+  for (const auto& k : keys) out += (out.empty() ? "" : ", ") + k;
+  return out;
+}
+
+}  // namespace
+
+TcpStoreClient::TcpStoreClient(const std::string& host, uint16_t port, Deadline deadline)
+    : endpoint_(tcp::format_host_port(host, port)) {
+  auto addresses = tcp::resolve(host, port);
+  std::string last_error;
+  int attempts = 0;
+  auto pause = std::chrono::milliseconds(10);
+  while (true) {
+    for (const auto& address : addresses) {
+      ++attempts;
+      try {
+        fd_ = tcp::connect_to(address, deadline.min(Deadline::after(std::chrono::seconds(5))));
+        WEFT_LOG(INFO) << "connected to the rendezvous store at " << address.to_string()
+                       << " after " << attempts << " attempt(s)";
+        return;
+      } catch (const Error& e) {
+        last_error = e.what();
+      }
+    }
+    if (deadline.expired()) break;
+    std::this_thread::sleep_for(std::min<std::chrono::milliseconds>(pause, deadline.remaining()));
+    pause = std::min(pause * 2, std::chrono::milliseconds(500));
+  }
+  throw TimeoutError("could not reach the rendezvous store at " + endpoint_ + " (" +
+                     std::to_string(attempts) + " attempts; last: " + last_error +
+                     "); is rank 0 running, and are MASTER_ADDR/MASTER_PORT right?");
+}
+
+tcp::SocketAddress TcpStoreClient::local_address() const { return tcp::local_address(fd_.get()); }
+
+std::string TcpStoreClient::call(const std::string& req, Deadline deadline,
+                                 const std::string& op_name) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!fd_) throw StoreLost(describe() + ": connection lost by an earlier call");
+  std::string what = describe() + " (" + op_name + ")";
+  Deadline reply_deadline =
+      deadline.is_never() ? deadline : Deadline::after(deadline.remaining() + kReplyGrace);
+  std::string reply;
+  try {
+    tcp::send_record(fd_.get(), req, reply_deadline, what);
+    reply = tcp::recv_record(fd_.get(), kMaxStoreRecord, reply_deadline, what);
+  } catch (const Error& e) {
+    fd_.reset();  // the stream may be out of step now
+    if (e.code() == ErrorCode::kPeer) {
+      throw StoreLost(std::string(e.what()) + " (the process hosting the store may have exited)");
+    }
+    throw;
+  }
+  if (reply.empty()) throw Error(ErrorCode::kInternal, what + ": empty reply");
+  auto status = static_cast<StoreStatus>(static_cast<uint8_t>(reply[0]));
+  std::string body = reply.substr(1);
+  if (status == StoreStatus::kTimedOut) {
+    std::string missing = WireReader(body, "store reply").str();
+    throw TimeoutError(what + ": timed out waiting for key(s): " + missing);
+  }
+  if (status != StoreStatus::kOk) {
+    throw Error(ErrorCode::kInternal,
+                what + ": the store refused the request: " + WireReader(body, "store reply").str());
+  }
+  return body;
+}
+
+void TcpStoreClient::set(const std::string& key, const std::string& value, Deadline deadline) {
+  call(request(StoreOp::kSet, deadline, {key}).str(value).take(), deadline, "set " + key);
+}
+
+std::string TcpStoreClient::get(const std::string& key, Deadline deadline) {
+  std::string body = call(request(StoreOp::kGet, deadline, {key}).take(), deadline, "get " + key);
+  return WireReader(body, "store reply").str();
+}
+
+int64_t TcpStoreClient::add(const std::string& key, int64_t delta, Deadline deadline) {
+  std::string body =
+      call(request(StoreOp::kAdd, deadline, {key}).i64(delta).take(), deadline, "add " + key);
+  return WireReader(body, "store reply").i64();
+}
+
+void TcpStoreClient::wait(const std::vector<std::string>& keys, Deadline deadline) {
+  call(request(StoreOp::kWait, deadline, keys).take(), deadline, "wait " + join_keys(keys));
+}
+
+bool TcpStoreClient::check(const std::vector<std::string>& keys, Deadline deadline) {
+  std::string body = call(request(StoreOp::kCheck, deadline, keys).take(), deadline, "check");
+  return WireReader(body, "store reply").u8() != 0;
+}
+
+bool TcpStoreClient::delete_key(const std::string& key, Deadline deadline) {
+  std::string body =
+      call(request(StoreOp::kDelete, deadline, {key}).take(), deadline, "delete " + key);
+  return WireReader(body, "store reply").u8() != 0;
+}
+
+}  // namespace weft::rendezvous

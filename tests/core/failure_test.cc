@@ -1,0 +1,287 @@
+// Failures between real processes: bad buffers, timeouts, dead and departed peers.
+// Each must give a clear error on the rank that sees it, corrupt nothing, and leave the
+// rest of the job working.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <numeric>
+#include <thread>
+#include <vector>
+
+#include "tests/harness/multiprocess.h"
+#include "weft/weft.h"
+
+namespace {
+
+using weft::testing::expect_all_succeeded;
+using weft::testing::run_ranks;
+using namespace std::chrono_literals;
+
+void signal_peer(int peer, int tag) {
+  uint8_t token = 1;
+  weft::send(weft::view(std::span(&token, 1)), peer, tag);
+}
+
+void wait_for_peer(int peer, int tag) {
+  uint8_t token = 0;
+  weft::recv(weft::view(std::span(&token, 1)), peer, tag);
+}
+
+TEST(Failures, ReceiveBufferTooSmallFailsCleanlyAndCorruptsNothing) {
+  // 4 KiB goes eagerly, 1 MiB by rendezvous: both must be refused without a byte
+  // written, and the link must stay usable.
+  expect_all_succeeded(run_ranks(2, [](int rank) {
+    weft::init_process_group();
+    for (size_t bytes : {size_t{4096}, size_t{1} << 20}) {
+      if (rank == 0) {
+        std::vector<uint8_t> data(bytes, 0x5A);
+        weft::send(weft::view(data), 1, 3);
+      } else {
+        // A buffer of bytes/4 inside guard zones.
+        std::vector<uint8_t> memory(bytes, 0xC3);
+        weft::Tensor small(memory.data() + bytes / 4, bytes / 4, weft::DType::kUInt8);
+        try {
+          weft::recv(small, 0, 3);
+          ADD_FAILURE() << "a " << bytes << "-byte message fit a " << bytes / 4 << "-byte buffer";
+        } catch (const weft::InvalidArgument& e) {
+          std::string what = e.what();
+          EXPECT_NE(what.find("recv by rank 1 from rank 0"), std::string::npos) << what;
+          EXPECT_NE(what.find(std::to_string(bytes) + " bytes"), std::string::npos) << what;
+          EXPECT_NE(what.find("nothing was written"), std::string::npos) << what;
+        }
+        for (uint8_t b : memory) ASSERT_EQ(b, 0xC3) << "the refused message was written";
+      }
+      // The link still works in both directions.
+      int64_t x = rank == 0 ? 41 : 0;
+      if (rank == 0) weft::send(weft::view(std::span(&x, 1)), 1, 4);
+      if (rank == 1) {
+        weft::recv(weft::view(std::span(&x, 1)), 0, 4);
+        EXPECT_EQ(x, 41);
+      }
+    }
+    weft::destroy_process_group();
+  }));
+}
+
+TEST(Failures, DtypeMismatchIsRefused) {
+  expect_all_succeeded(run_ranks(2, [](int rank) {
+    weft::init_process_group();
+    std::vector<float> f(16, 1.0f);
+    std::vector<int32_t> i(16);
+    if (rank == 0) {
+      weft::send(weft::view(f), 1);
+    } else {
+      try {
+        weft::recv(weft::view(i), 0);
+        ADD_FAILURE() << "float32 data went into an int32 buffer";
+      } catch (const weft::InvalidArgument& e) {
+        EXPECT_NE(std::string(e.what()).find("sent float32 data but the receive buffer is int32"),
+                  std::string::npos)
+            << e.what();
+      }
+    }
+    weft::destroy_process_group();
+  }));
+}
+
+TEST(Failures, ReceiveWithNoSenderTimesOutAndLeavesNoTrace) {
+  expect_all_succeeded(run_ranks(2, [](int rank) {
+    weft::init_process_group();
+    if (rank == 0) {
+      int32_t stale = -7;
+      auto start = std::chrono::steady_clock::now();
+      try {
+        weft::recv(weft::view(std::span(&stale, 1)), 1, 9, weft::Group(), 300ms);
+        ADD_FAILURE() << "recv returned without a sender";
+      } catch (const weft::TimeoutError& e) {
+        std::string what = e.what();
+        EXPECT_NE(what.find("recv by rank 0 from rank 1 (tag 9"), std::string::npos) << what;
+        EXPECT_NE(what.find("no matching message has arrived"), std::string::npos) << what;
+      }
+      EXPECT_GE(std::chrono::steady_clock::now() - start, 300ms);
+      signal_peer(1, 1);
+      // The timed-out receive is gone: the message sent now goes to this new one, and
+      // the old buffer is never written.
+      int32_t fresh = 0;
+      weft::recv(weft::view(std::span(&fresh, 1)), 1, 9);
+      EXPECT_EQ(fresh, 99);
+      EXPECT_EQ(stale, -7);
+    } else {
+      wait_for_peer(0, 1);
+      int32_t value = 99;
+      weft::send(weft::view(std::span(&value, 1)), 0, 9);
+    }
+    weft::destroy_process_group();
+  }));
+}
+
+TEST(Failures, LargeSendWithNoReceiverTimesOutAndIsWithdrawn) {
+  expect_all_succeeded(run_ranks(2, [](int rank) {
+    weft::init_process_group();
+    std::vector<uint8_t> big(2 << 20, 0x11);
+    if (rank == 0) {
+      EXPECT_THROW(weft::send(weft::view(big), 1, 2, weft::Group(), 200ms), weft::TimeoutError);
+      signal_peer(1, 1);
+      std::fill(big.begin(), big.end(), 0x22);
+      weft::send(weft::view(big), 1, 3);
+    } else {
+      wait_for_peer(0, 1);
+      // The withdrawn message is still matched by this receive, which learns that it
+      // was withdrawn instead of waiting forever; the next message is unaffected.
+      try {
+        weft::recv(weft::view(big), 0, 2);
+        ADD_FAILURE() << "received a withdrawn message";
+      } catch (const weft::PeerError& e) {
+        EXPECT_NE(std::string(e.what()).find("withdrew the message"), std::string::npos)
+            << e.what();
+      }
+      weft::recv(weft::view(big), 0, 3);
+      EXPECT_EQ(big.front(), 0x22);
+      EXPECT_EQ(big.back(), 0x22);
+    }
+    weft::destroy_process_group();
+  }));
+}
+
+TEST(Failures, PeerKilledMidTransferGivesPeerErrorNamingIt) {
+  auto ranks = run_ranks(3, [](int rank) {
+    weft::init_process_group();
+    std::vector<uint8_t> big(128u << 20);
+    if (rank == 1) {
+      wait_for_peer(0, 1);
+      weft::Request r = weft::isend(weft::view(big), 0, 0);
+      std::this_thread::sleep_for(20ms);
+      raise(SIGKILL);
+    }
+    if (rank == 0) {
+      weft::Request r = weft::irecv(weft::view(big), 1, 0);
+      signal_peer(1, 1);
+      try {
+        r.wait(60s);
+        ADD_FAILURE() << "a 128 MiB transfer finished although its sender was killed";
+      } catch (const weft::PeerError& e) {
+        EXPECT_EQ(e.peer(), 1);
+        EXPECT_NE(std::string(e.what()).find("rank 1 ("), std::string::npos) << e.what();
+      }
+      // Later operations with the dead rank fail at once; the others still work.
+      EXPECT_THROW(weft::send(weft::view(big), 1), weft::PeerError);
+      signal_peer(2, 2);
+    }
+    if (rank == 2) wait_for_peer(0, 2);
+    weft::destroy_process_group();
+  });
+  EXPECT_EQ(ranks[1].signal, SIGKILL);
+  EXPECT_EQ(ranks[0].exit_code, 0) << ranks[0].output;
+  EXPECT_EQ(ranks[2].exit_code, 0) << ranks[2].output;
+}
+
+TEST(Failures, AnySourceReceiveFailsWhenAPeerCrashes) {
+  auto ranks = run_ranks(3, [](int rank) {
+    weft::init_process_group();
+    int32_t x = 0;
+    if (rank == 0) {
+      weft::Request r = weft::irecv(weft::view(std::span(&x, 1)), weft::kAnySource, 0);
+      signal_peer(2, 1);
+      try {
+        r.wait(60s);
+        ADD_FAILURE() << "an any-source receive outlived a crashed member";
+      } catch (const weft::PeerError& e) {
+        EXPECT_EQ(e.peer(), 2);
+      }
+      signal_peer(1, 2);
+    }
+    if (rank == 1) wait_for_peer(0, 2);
+    if (rank == 2) {
+      wait_for_peer(0, 1);
+      raise(SIGKILL);
+    }
+    weft::destroy_process_group();
+  });
+  EXPECT_EQ(ranks[0].exit_code, 0) << ranks[0].output;
+  EXPECT_EQ(ranks[1].exit_code, 0) << ranks[1].output;
+  EXPECT_EQ(ranks[2].signal, SIGKILL);
+}
+
+TEST(Failures, PendingReceiveFromDepartedPeerFails) {
+  expect_all_succeeded(run_ranks(2, [](int rank) {
+    weft::init_process_group();
+    int32_t x = 0;
+    if (rank == 0) {
+      weft::Request r = weft::irecv(weft::view(std::span(&x, 1)), 1, 0);
+      signal_peer(1, 1);
+      try {
+        r.wait(60s);
+        ADD_FAILURE() << "received from a rank that left without sending";
+      } catch (const weft::PeerError& e) {
+        EXPECT_NE(std::string(e.what()).find("has left the job"), std::string::npos) << e.what();
+      }
+    } else {
+      wait_for_peer(0, 1);
+    }
+    weft::destroy_process_group();
+  }));
+}
+
+TEST(Failures, MessagesSentBeforeLeavingAreStillDelivered) {
+  expect_all_succeeded(run_ranks(2, [](int rank) {
+    weft::init_process_group();
+    std::vector<int32_t> v(1000);
+    if (rank == 1) {
+      std::iota(v.begin(), v.end(), 0);
+      weft::send(weft::view(v), 0);
+      weft::destroy_process_group();
+      return;
+    }
+    std::this_thread::sleep_for(200ms);  // rank 1 is gone by now
+    weft::recv(weft::view(v), 1);
+    EXPECT_EQ(v[999], 999);
+    weft::destroy_process_group();
+  }));
+}
+
+TEST(Failures, InvalidArgumentsNameTheOperationRankAndArgument) {
+  expect_all_succeeded(run_ranks(2, [](int rank) {
+    weft::init_process_group();
+    std::vector<float> v(4);
+    auto expect_invalid = [](auto&& call, const std::string& text) {
+      try {
+        call();
+        ADD_FAILURE() << "accepted: " << text;
+      } catch (const weft::InvalidArgument& e) {
+        EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+      }
+    };
+    expect_invalid(
+        [&] { weft::send(weft::view(v), 2); },
+        "send (rank " + std::to_string(rank) + " of group world): dst 2 is outside [0, 2)");
+    expect_invalid([&] { weft::isend(weft::view(v), -1); }, "dst -1 is outside");
+    expect_invalid([&] { weft::irecv(weft::view(v), 5); },
+                   "irecv (rank " + std::to_string(rank) + " of group world): src 5");
+    expect_invalid([&] { weft::send(weft::view(v), 0, -3); }, "tag -3 is negative");
+    expect_invalid([&] { weft::send(weft::Tensor(nullptr, 4, weft::DType::kFloat32), 0); },
+                   "4 elements but no data pointer");
+    expect_invalid(
+        [&] {
+          weft::send(weft::Tensor(v.data(), 4, weft::DType::kFloat32, {weft::DeviceType::kCuda, 0}),
+                     0);
+        },
+        "CUDA device");
+    weft::destroy_process_group();
+  }));
+}
+
+TEST(Failures, CallsBeforeInitAreRefused) {
+  EXPECT_FALSE(weft::is_initialized());
+  std::vector<float> v(4);
+  try {
+    weft::send(weft::view(v), 0);
+    ADD_FAILURE() << "send before init_process_group";
+  } catch (const weft::Error& e) {
+    EXPECT_EQ(e.code(), weft::ErrorCode::kState);
+    EXPECT_NE(std::string(e.what()).find("call init_process_group first"), std::string::npos);
+  }
+  EXPECT_THROW(weft::get_rank(), weft::Error);
+  EXPECT_THROW(weft::destroy_process_group(), weft::Error);
+}
+
+}  // namespace

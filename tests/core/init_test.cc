@@ -1,0 +1,277 @@
+// init_process_group between real processes: init methods, store hosting, and every
+// way a job can fail to assemble, each reported clearly on every process involved.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "tests/harness/multiprocess.h"
+#include "transport/tcp/socket.h"
+#include "weft/weft.h"
+
+namespace {
+
+using weft::testing::expect_all_succeeded;
+using weft::testing::run_ranks;
+using weft::testing::RunOptions;
+using namespace std::chrono_literals;
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+// Exchanges one value with the neighbours, proving the job is connected.
+void ring_check(int rank, int size) {
+  int32_t token = rank, got = -1;
+  weft::Request s = weft::isend(weft::view(std::span(&token, 1)), (rank + 1) % size);
+  weft::recv(weft::view(std::span(&got, 1)), (rank + size - 1) % size);
+  s.wait();
+  EXPECT_EQ(got, (rank + size - 1) % size);
+}
+
+template <typename E>
+void expect_init_error(const std::function<void()>& init, const std::vector<std::string>& texts) {
+  try {
+    init();
+    ADD_FAILURE() << "init_process_group succeeded";
+    weft::destroy_process_group();
+  } catch (const E& e) {
+    for (const auto& t : texts)
+      EXPECT_NE(std::string(e.what()).find(t), std::string::npos) << e.what();
+  }
+}
+
+RunOptions with_env(std::map<std::string, std::string> env) {
+  RunOptions o;
+  o.env = std::move(env);
+  return o;
+}
+
+RunOptions rank0_hosts_store(std::map<std::string, std::string> env = {}) {
+  RunOptions o;
+  o.launcher_store = false;
+  o.env = std::move(env);
+  return o;
+}
+
+TEST(Init, EnvMethodWithRankZeroHostingTheStore) {
+  expect_all_succeeded(run_ranks(
+      3,
+      [](int rank) {
+        weft::init_process_group("auto", "env://");
+        EXPECT_TRUE(weft::is_initialized());
+        ring_check(rank, 3);
+        weft::destroy_process_group();
+        EXPECT_FALSE(weft::is_initialized());
+      },
+      rank0_hosts_store()));
+}
+
+TEST(Init, TcpMethodWithExplicitRanks) {
+  RunOptions o = rank0_hosts_store();
+  o.rank_env = [](int) {
+    return std::map<std::string, std::string>{{"RANK", ""}, {"WORLD_SIZE", ""}};
+  };
+  expect_all_succeeded(run_ranks(
+      3,
+      [](int rank) {
+        weft::init_process_group("tcp", "tcp://127.0.0.1:" + env("MASTER_PORT"), 3, rank);
+        EXPECT_EQ(weft::get_rank(), rank);
+        ring_check(rank, 3);
+        weft::destroy_process_group();
+      },
+      o));
+}
+
+TEST(Init, TcpMethodOverIpv6) {
+  try {
+    weft::tcp::listen_on(weft::tcp::resolve("::1", 0).front(), 1);
+  } catch (const weft::Error&) {
+    GTEST_SKIP() << "this machine has no IPv6 loopback";
+  }
+  expect_all_succeeded(run_ranks(
+      2,
+      [](int rank) {
+        weft::init_process_group("auto", "tcp://[::1]:" + env("MASTER_PORT"), 2, rank);
+        ring_check(rank, 2);
+        weft::destroy_process_group();
+      },
+      rank0_hosts_store()));
+}
+
+TEST(Init, RestartingAJobOnTheSamePortWorks) {
+  expect_all_succeeded(run_ranks(
+      2,
+      [](int rank) {
+        for (int round = 0; round < 3; ++round) {
+          weft::init_process_group();
+          ring_check(rank, 2);
+          weft::destroy_process_group();
+        }
+      },
+      rank0_hosts_store()));
+}
+
+TEST(Init, MissingRanksTimeOutNamingThem) {
+  // Two processes of a world of three: both must give up and say rank 2 is missing.
+  expect_all_succeeded(run_ranks(2, [](int rank) {
+    auto start = std::chrono::steady_clock::now();
+    expect_init_error<weft::TimeoutError>(
+        [&] { weft::init_process_group("auto", "env://", 3, rank, "", 1500ms); },
+        {"2/3 ranks joined", "missing ranks: 2"});
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 30s);
+  }));
+}
+
+TEST(Init, DuplicateRankIsRefusedOnEveryProcess) {
+  RunOptions o;
+  o.rank_env = [](int rank) {
+    return std::map<std::string, std::string>{{"RANK", rank == 2 ? "1" : std::to_string(rank)}};
+  };
+  o.env = {{"WEFT_TIMEOUT", "60"}};
+  auto start = std::chrono::steady_clock::now();
+  expect_all_succeeded(run_ranks(
+      3,
+      [](int) {
+        expect_init_error<weft::InvalidArgument>([] { weft::init_process_group(); },
+                                                 {"rank 1 was claimed twice"});
+      },
+      o));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 30s) << "the refusal waited for the timeout";
+}
+
+TEST(Init, RankOutsideTheWorldIsRefusedOnEveryProcess) {
+  RunOptions o;
+  o.rank_env = [](int rank) {
+    return std::map<std::string, std::string>{{"RANK", rank == 1 ? "5" : "0"}};
+  };
+  o.env = {{"WEFT_TIMEOUT", "60"}};
+  expect_all_succeeded(run_ranks(
+      2,
+      [](int rank) {
+        expect_init_error<weft::InvalidArgument>([] { weft::init_process_group(); },
+                                                 {"rank 5 is outside [0, 2)"});
+      },
+      o));
+}
+
+TEST(Init, WorldSizeDisagreementIsRefused) {
+  RunOptions o;
+  o.rank_env = [](int rank) {
+    return std::map<std::string, std::string>{{"WORLD_SIZE", rank == 1 ? "3" : "2"}};
+  };
+  o.env = {{"WEFT_TIMEOUT", "60"}};
+  expect_all_succeeded(run_ranks(
+      2,
+      [](int rank) {
+        expect_init_error<weft::InvalidArgument>(
+            [] { weft::init_process_group(); },
+            {"was started with world_size 3 but rank 0 with 2"});
+      },
+      o));
+}
+
+TEST(Init, StoreThatCannotBeBoundNamesTheAddress) {
+  // Hold the port, so that rank 0 cannot host the store on it.
+  weft::tcp::Fd held = weft::tcp::listen_on(weft::tcp::resolve("127.0.0.1", 0).front(), 1);
+  std::string port = std::to_string(weft::tcp::local_address(held.get()).port());
+  RunOptions o = rank0_hosts_store({{"MASTER_PORT", port}});
+  expect_all_succeeded(run_ranks(
+      1,
+      [](int) {
+        expect_init_error<weft::Error>(
+            [] { weft::init_process_group("auto", "env://", 2, 0, "", 2s); },
+            {"cannot host the rendezvous store", "127.0.0.1:" + env("MASTER_PORT")});
+      },
+      o));
+}
+
+TEST(Init, UnreachableStoreNamesTheAddress) {
+  uint16_t port;
+  {
+    weft::tcp::Fd probe = weft::tcp::listen_on(weft::tcp::resolve("127.0.0.1", 0).front(), 1);
+    port = weft::tcp::local_address(probe.get()).port();
+  }  // closed: nothing listens there now
+  RunOptions o = rank0_hosts_store({{"MASTER_PORT", std::to_string(port)}});
+  expect_all_succeeded(run_ranks(
+      2,
+      [](int rank) {
+        if (rank == 0) return;  // rank 1 waits for a store that never comes
+        expect_init_error<weft::TimeoutError>(
+            [] { weft::init_process_group("auto", "env://", 2, 1, "", 1s); },
+            {"could not reach the rendezvous store at 127.0.0.1:" + env("MASTER_PORT")});
+      },
+      o));
+}
+
+TEST(Init, SocketInterfaceIsHonoured) {
+  expect_all_succeeded(run_ranks(
+      2,
+      [](int rank) {
+        weft::init_process_group();
+        ring_check(rank, 2);
+        weft::destroy_process_group();
+      },
+      with_env({{"WEFT_SOCKET_IFNAME", "lo"}})));
+}
+
+TEST(Init, UnknownSocketInterfaceIsRefused) {
+  expect_all_succeeded(run_ranks(
+      1,
+      [](int) {
+        expect_init_error<weft::InvalidArgument>(
+            [] { weft::init_process_group("auto", "env://", 2, 0, "", 2s); },
+            {"WEFT_SOCKET_IFNAME=weft-no-such0"});
+      },
+      with_env({{"WEFT_SOCKET_IFNAME", "weft-no-such0"}})));
+}
+
+TEST(Init, BadConfigurationIsRefused) {
+  expect_init_error<weft::InvalidArgument>([] { weft::init_process_group("nccl"); },
+                                           {"backend 'nccl' is not supported"});
+  expect_init_error<weft::InvalidArgument>(
+      [] { weft::init_process_group("auto", "udp://x:1", 2, 0); },
+      {"init_method 'udp://x:1' is not supported"});
+  expect_init_error<weft::InvalidArgument>(
+      [] { weft::init_process_group("auto", "tcp://localhost", 2, 0); }, {"is not host:port"});
+  expect_init_error<weft::InvalidArgument>(
+      [] { weft::init_process_group("auto", "tcp://127.0.0.1:1", 2, 2); },
+      {"rank 2 is outside [0, 2)"});
+  expect_init_error<weft::InvalidArgument>(
+      [] { weft::init_process_group("auto", "tcp://127.0.0.1:1", 0, 0); },
+      {"world_size 0 is invalid"});
+  setenv("WEFT_TRANSPORTS", "shm", 1);
+  expect_init_error<weft::InvalidArgument>([] { weft::init_process_group(); },
+                                           {"unknown transport 'shm'"});
+  unsetenv("WEFT_TRANSPORTS");
+  setenv("WEFT_TIMEOUT", "soon", 1);
+  expect_init_error<weft::InvalidArgument>([] { weft::init_process_group(); },
+                                           {"WEFT_TIMEOUT=soon"});
+  unsetenv("WEFT_TIMEOUT");
+}
+
+TEST(Init, WithNothingSetAProcessIsAWorldOfOne) {
+  expect_all_succeeded(run_ranks(
+      1,
+      [](int) {
+        weft::init_process_group();
+        EXPECT_EQ(weft::get_world_size(), 1);
+        EXPECT_EQ(weft::get_rank(), 0);
+        std::vector<int> a{1, 2, 3}, b(3);
+        weft::send(weft::view(a), 0);
+        weft::recv(weft::view(b), 0);
+        EXPECT_EQ(a, b);
+        try {
+          weft::init_process_group();
+          ADD_FAILURE() << "a second init succeeded";
+        } catch (const weft::Error& e) {
+          EXPECT_EQ(e.code(), weft::ErrorCode::kState);
+          EXPECT_NE(std::string(e.what()).find("already initialized"), std::string::npos);
+        }
+        weft::destroy_process_group();
+      },
+      with_env({{"MASTER_ADDR", ""}, {"MASTER_PORT", ""}, {"WORLD_SIZE", ""}, {"RANK", ""}})));
+}
+
+}  // namespace

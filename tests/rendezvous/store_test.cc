@@ -1,0 +1,153 @@
+// TcpStoreServer and TcpStoreClient in one process: every operation, waiting and
+// timeouts, concurrency, and misbehaving or vanished peers.
+#include "rendezvous/store.h"
+
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include "rendezvous/tcp_store_client.h"
+#include "rendezvous/tcp_store_server.h"
+
+namespace {
+
+using namespace std::chrono_literals;
+using weft::Deadline;
+using weft::rendezvous::PrefixStore;
+using weft::rendezvous::TcpStoreClient;
+using weft::rendezvous::TcpStoreServer;
+
+Deadline soon() { return Deadline::after(10s); }
+
+class StoreTest : public ::testing::Test {
+ protected:
+  TcpStoreServer server{weft::tcp::resolve("127.0.0.1", 0).front()};
+  std::unique_ptr<TcpStoreClient> client() {
+    return std::make_unique<TcpStoreClient>("127.0.0.1", server.port(), soon());
+  }
+};
+
+TEST_F(StoreTest, SetGetAddCheckDelete) {
+  auto c = client();
+  c->set("a", std::string("x\0y", 3), soon());
+  EXPECT_EQ(c->get("a", soon()), std::string("x\0y", 3));
+  EXPECT_EQ(c->add("n", 5, soon()), 5);
+  EXPECT_EQ(c->add("n", -2, soon()), 3);
+  EXPECT_EQ(c->get("n", soon()), "3");
+  EXPECT_TRUE(c->check({"a", "n"}, soon()));
+  EXPECT_FALSE(c->check({"a", "missing"}, soon()));
+  EXPECT_TRUE(c->delete_key("a", soon()));
+  EXPECT_FALSE(c->delete_key("a", soon()));
+  EXPECT_FALSE(c->check({"a"}, soon()));
+}
+
+TEST_F(StoreTest, GetAndWaitBlockUntilAnotherClientSets) {
+  auto waiter = client();
+  auto setter = client();
+  std::thread later([&] {
+    std::this_thread::sleep_for(100ms);
+    setter->set("k1", "v1", soon());
+    setter->set("k2", "v2", soon());
+  });
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(waiter->get("k1", soon()), "v1");
+  waiter->wait({"k1", "k2"}, soon());
+  EXPECT_GE(std::chrono::steady_clock::now() - start, 90ms);
+  later.join();
+}
+
+TEST_F(StoreTest, TimeoutNamesTheMissingKeysAndLeavesTheConnectionUsable) {
+  auto c = client();
+  c->set("present", "1", soon());
+  try {
+    c->wait({"present", "absent"}, Deadline::after(200ms));
+    ADD_FAILURE() << "wait returned for a key nobody set";
+  } catch (const weft::TimeoutError& e) {
+    std::string what = e.what();
+    EXPECT_NE(what.find("timed out waiting for key(s): absent"), std::string::npos) << what;
+    EXPECT_EQ(what.find("key(s): present"), std::string::npos) << what;
+  }
+  EXPECT_THROW(c->get("absent", Deadline::after(100ms)), weft::TimeoutError);
+  EXPECT_EQ(c->get("present", soon()), "1");  // replies are still in step
+}
+
+TEST_F(StoreTest, ConcurrentAddsFromManyClientsAllCount) {
+  constexpr int kClients = 8, kAdds = 200;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kClients; ++t) {
+    threads.emplace_back([&] {
+      auto c = client();
+      for (int i = 0; i < kAdds; ++i) c->add("counter", 1, soon());
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(client()->add("counter", 0, soon()), kClients * kAdds);
+}
+
+TEST_F(StoreTest, GarbageFromAStrayClientIsDroppedWithoutHarm) {
+  auto good = client();
+  good->set("k", "v", soon());
+  weft::tcp::Fd stray =
+      weft::tcp::connect_to(weft::tcp::resolve("127.0.0.1", server.port()).front(), soon());
+  const char junk[] = "\x05\x00\x00\x00GET / HTTP/1.0\r\n\r\n";
+  ::send(stray.get(), junk, sizeof junk, MSG_NOSIGNAL);
+  // A huge length prefix must not make the server allocate it.
+  weft::tcp::Fd greedy =
+      weft::tcp::connect_to(weft::tcp::resolve("127.0.0.1", server.port()).front(), soon());
+  uint32_t huge = 0xFFFFFFF0u;
+  ::send(greedy.get(), &huge, sizeof huge, MSG_NOSIGNAL);
+  std::this_thread::sleep_for(50ms);
+  EXPECT_EQ(good->get("k", soon()), "v");
+  char byte;
+  EXPECT_LE(::recv(greedy.get(), &byte, 1, 0), 0) << "the server kept a client that sent garbage";
+}
+
+TEST_F(StoreTest, PrefixStoresDoNotSeeEachOther) {
+  auto c = client();
+  PrefixStore a("job-a", *c), b("job-b", *c);
+  a.set("rank", "A", soon());
+  b.set("rank", "B", soon());
+  EXPECT_EQ(a.get("rank", soon()), "A");
+  EXPECT_EQ(b.get("rank", soon()), "B");
+  EXPECT_EQ(c->get("job-a/rank", soon()), "A");
+  EXPECT_FALSE(a.check({"job-b/rank"}, soon()));
+}
+
+TEST(StoreClient, NoServerTimesOutNamingTheAddress) {
+  uint16_t port;
+  {
+    weft::tcp::Fd probe = weft::tcp::listen_on(weft::tcp::resolve("127.0.0.1", 0).front(), 1);
+    port = weft::tcp::local_address(probe.get()).port();
+  }
+  try {
+    TcpStoreClient c("127.0.0.1", port, Deadline::after(300ms));
+    ADD_FAILURE() << "connected to a port where nothing listens";
+  } catch (const weft::TimeoutError& e) {
+    EXPECT_NE(std::string(e.what()).find("127.0.0.1:" + std::to_string(port)), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(StoreClient, ServerThatGoesAwayIsReportedAsLost) {
+  auto server = std::make_unique<TcpStoreServer>(weft::tcp::resolve("127.0.0.1", 0).front());
+  TcpStoreClient c("127.0.0.1", server->port(), soon());
+  c.set("k", "v", soon());
+  server.reset();
+  EXPECT_THROW(c.get("k", soon()), weft::rendezvous::StoreLost);
+}
+
+TEST(StoreServer, BindErrorNamesTheAddress) {
+  TcpStoreServer first(weft::tcp::resolve("127.0.0.1", 0).front());
+  auto address = weft::tcp::resolve("127.0.0.1", first.port()).front();
+  try {
+    TcpStoreServer second(address);
+    ADD_FAILURE() << "two servers bound one port";
+  } catch (const weft::Error& e) {
+    EXPECT_NE(std::string(e.what()).find(address.to_string()), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace

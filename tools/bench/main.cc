@@ -1,0 +1,92 @@
+// weft-bench: benchmarks that compare weft with a baseline measured in the same run.
+//
+//   weftrun -n 2 weft-bench pingpong [--min-bytes N] [--max-bytes N] [--iters N]
+//                                    [--window N] [--json FILE]
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+
+#include "core/base/env.h"
+#include "tools/bench/pingpong.h"
+#include "weft/weft.h"
+
+namespace {
+
+int usage(const char* why) {
+  if (why) std::fprintf(stderr, "weft-bench: %s\n", why);
+  std::fprintf(stderr,
+               "usage: weftrun -n 2 weft-bench pingpong [--min-bytes N] [--max-bytes N] "
+               "[--iters N] [--window N] [--json FILE]\n"
+               "  sizes accept K, M and G suffixes; --json writes the rows for tools\n");
+  return 2;
+}
+
+uint64_t parse_bytes(const char* flag, const char* text) {
+  setenv("WEFT_BENCH_ARG", text, 1);  // reuse the one byte-count parser weft has
+  return weft::env::get_bytes("WEFT_BENCH_ARG", 0);
+}
+
+void write_json(const std::string& path, const std::vector<weft::bench::PingPongRow>& rows) {
+  std::ofstream out(path);
+  out << "{\n  \"benchmark\": \"pingpong\",\n  \"baseline\": \"raw TCP socket\",\n  \"rows\": [\n";
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const auto& r = rows[i];
+    char line[512];
+    std::snprintf(line, sizeof line,
+                  "    {\"bytes\": %llu, \"weft_us\": %.3f, \"baseline_us\": %.3f, "
+                  "\"weft_gbps\": %.4f, \"baseline_gbps\": %.4f, \"wrong\": %llu}%s\n",
+                  static_cast<unsigned long long>(r.bytes), r.weft_us, r.baseline_us, r.weft_gbps,
+                  r.baseline_gbps, static_cast<unsigned long long>(r.wrong),
+                  i + 1 < rows.size() ? "," : "");
+    out << line;
+  }
+  out << "  ]\n}\n";
+  if (!out) throw weft::Error(weft::ErrorCode::kInternal, "cannot write " + path);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || std::strcmp(argv[1], "-h") == 0 || std::strcmp(argv[1], "--help") == 0) {
+    return usage(nullptr);
+  }
+  if (std::strcmp(argv[1], "pingpong") != 0) return usage("unknown benchmark");
+  weft::bench::PingPongOptions options;
+  try {
+    for (int i = 2; i < argc; ++i) {
+      std::string flag = argv[i];
+      if (i + 1 >= argc) return usage(("missing value after " + flag).c_str());
+      const char* value = argv[++i];
+      if (flag == "--min-bytes")
+        options.min_bytes = std::max<uint64_t>(1, parse_bytes(argv[i - 1], value));
+      else if (flag == "--max-bytes")
+        options.max_bytes = parse_bytes(argv[i - 1], value);
+      else if (flag == "--iters")
+        options.iterations = std::atoi(value);
+      else if (flag == "--window")
+        options.window = std::max(1, std::atoi(value));
+      else if (flag == "--json")
+        options.json_path = value;
+      else
+        return usage(("unknown option " + flag).c_str());
+    }
+    if (options.min_bytes > options.max_bytes) return usage("--min-bytes exceeds --max-bytes");
+    weft::init_process_group();
+    if (weft::get_world_size() != 2) {
+      std::fprintf(stderr,
+                   "weft-bench pingpong needs exactly 2 ranks (it has %d): run it as "
+                   "`weftrun -n 2 weft-bench pingpong`\n",
+                   weft::get_world_size());
+      return 2;
+    }
+    auto rows = weft::bench::run_pingpong(options);
+    if (weft::get_rank() == 0 && !options.json_path.empty()) write_json(options.json_path, rows);
+    weft::destroy_process_group();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "weft-bench: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

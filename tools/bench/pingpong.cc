@@ -1,0 +1,148 @@
+#include "tools/bench/pingpong.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+
+#include "tools/bench/raw_socket.h"
+#include "weft/weft.h"
+
+namespace weft::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Enough iterations for a stable figure at small sizes, bounded time at large ones.
+int iterations_for(uint64_t bytes, int requested) {
+  if (requested > 0) return requested;
+  if (bytes <= (64u << 10)) return 2000;
+  return static_cast<int>(std::clamp<uint64_t>((512ull << 20) / bytes, 8, 2000));
+}
+
+int window_for(uint64_t bytes, int requested) {
+  return static_cast<int>(std::clamp<uint64_t>((64ull << 20) / std::max<uint64_t>(bytes, 1), 1,
+                                               static_cast<uint64_t>(requested)));
+}
+
+// Timings are taken in batches and the median batch is reported: on a shared machine a
+// descheduled process can stall a few batches by milliseconds, which would swamp a mean.
+constexpr int kBatches = 15;
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// One side of a ping-pong over some transport: `send` and `recv` of the whole buffer.
+// Returns the half round trip in microseconds.
+template <typename Send, typename Recv>
+double pingpong_us(int rank, int iterations, Send send, Recv recv) {
+  auto exchange = [&] {
+    if (rank == 0) {
+      send();
+      recv();
+    } else {
+      recv();
+      send();
+    }
+  };
+  for (int i = 0; i < std::max(10, iterations / 10); ++i) exchange();  // warm-up
+  const int per_batch = std::max(1, iterations / kBatches);
+  std::vector<double> batches;
+  for (int b = 0; b < kBatches; ++b) {
+    auto start = Clock::now();
+    for (int i = 0; i < per_batch; ++i) exchange();
+    batches.push_back(seconds_since(start) * 1e6 / (2.0 * per_batch));
+  }
+  return median(batches);
+}
+
+}  // namespace
+
+std::vector<PingPongRow> run_pingpong(const PingPongOptions& options) {
+  const int rank = weft::get_rank();
+  const int peer = 1 - rank;
+  RawSocketPair raw(rank);
+  std::vector<uint8_t> out(options.max_bytes), in(options.max_bytes), ack(1);
+  // Touch every page now so that page faults are not timed.
+  for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<uint8_t>(i * 7 + 1);
+  std::memset(in.data(), 0, in.size());
+
+  std::vector<PingPongRow> rows;
+  if (rank == 0) {
+    std::printf("# weft-bench pingpong: 2 ranks, weft vs. a raw TCP socket in the same run\n");
+    std::printf("# %12s %10s %10s %7s %10s %10s %7s %6s\n", "bytes", "weft_us", "raw_us", "ratio",
+                "weft_GB/s", "raw_GB/s", "ratio", "wrong");
+    std::fflush(stdout);
+  }
+  for (uint64_t bytes = options.min_bytes; bytes <= options.max_bytes; bytes *= 2) {
+    const int iters = iterations_for(bytes, options.iterations);
+    const int window = window_for(bytes, options.window);
+    const int rounds = std::clamp(iters / window, 5, 31);
+    weft::Tensor out_t(out.data(), bytes, DType::kUInt8), in_t(in.data(), bytes, DType::kUInt8);
+    weft::Tensor ack_t(ack.data(), 1, DType::kUInt8);
+    PingPongRow row{bytes, 0, 0, 0, 0, 0};
+
+    row.weft_us = pingpong_us(
+        rank, iters, [&] { weft::send(out_t, peer); }, [&] { weft::recv(in_t, peer); });
+    if (rank == 1) {
+      for (uint64_t i = 0; i < bytes; ++i) row.wrong += in[i] != out[i];
+    }
+    row.baseline_us = pingpong_us(
+        rank, iters, [&] { raw.send(out.data(), bytes); }, [&] { raw.recv(in.data(), bytes); });
+
+    // Streaming: rank 0 keeps `window` messages in flight, rank 1 acknowledges each
+    // window; bandwidth counts payload bytes only.
+    std::vector<weft::Request> requests(window);
+    auto weft_stream = [&] {
+      for (int w = 0; w < window; ++w) {
+        requests[w] = rank == 0 ? weft::isend(out_t, peer, 1) : weft::irecv(in_t, peer, 1);
+      }
+      for (auto& r : requests) r.wait();
+      if (rank == 0) weft::recv(ack_t, peer, 2);
+      if (rank == 1) weft::send(ack_t, peer, 2);
+    };
+    auto raw_stream = [&] {
+      for (int w = 0; w < window; ++w) {
+        if (rank == 0) raw.send(out.data(), bytes);
+        if (rank == 1) raw.recv(in.data(), bytes);
+      }
+      if (rank == 0) raw.recv(ack.data(), 1);
+      if (rank == 1) raw.send(ack.data(), 1);
+    };
+    auto gbps = [&](auto&& stream) {
+      stream();  // warm-up
+      std::vector<double> samples;
+      for (int r = 0; r < rounds; ++r) {
+        auto start = Clock::now();
+        stream();
+        samples.push_back(static_cast<double>(bytes) * window / seconds_since(start) / 1e9);
+      }
+      return median(samples);
+    };
+    row.weft_gbps = gbps(weft_stream);
+    row.baseline_gbps = gbps(raw_stream);
+
+    // Rank 1 counted wrong bytes; rank 0 prints.
+    uint64_t wrong = row.wrong;
+    if (rank == 1) weft::send(weft::view(std::span(&wrong, 1)), 0, 3);
+    if (rank == 0) {
+      weft::recv(weft::view(std::span(&wrong, 1)), 1, 3);
+      row.wrong = wrong;
+      std::printf("  %12llu %10.2f %10.2f %7.2f %10.3f %10.3f %7.2f %6llu\n",
+                  static_cast<unsigned long long>(bytes), row.weft_us, row.baseline_us,
+                  row.weft_us / row.baseline_us, row.weft_gbps, row.baseline_gbps,
+                  row.weft_gbps / row.baseline_gbps, static_cast<unsigned long long>(row.wrong));
+      std::fflush(stdout);
+    }
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+}  // namespace weft::bench

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Counts test cases in the GoogleTest XML reports of every test target of the last
+# `bazel test //...` and prints "N passed, N failed" as its last line. A target that
+# left no report (it did not build, crashed, or timed out) counts as one failed case.
+# $1: the exit status of the style check, counted as one more case.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+format_status=${1:-0}
+passed=0 failed=0 skipped=0
+failed_targets=()
+
+while read -r target; do
+  path=${target#//}
+  path=${path/://}
+  xml="bazel-testlogs/$path/test.xml"
+  if [ ! -s "$xml" ]; then
+    failed=$((failed + 1))
+    failed_targets+=("$target (no test report)")
+    continue
+  fi
+  # One <testcase> element per case; a failed one contains <failure>, a skipped one
+  # is marked result="skipped".
+  read -r p f s < <(awk '
+    /<testcase /        { open = 1; bad = 0; skip = ($0 ~ /result="skipped"/) ; if ($0 ~ /\/>[[:space:]]*$/) { close_case() } ; next }
+    /<failure/          { if (open) bad = 1 }
+    /<\/testcase>/      { if (open) close_case() }
+    function close_case() { if (skip) s++; else if (bad) f++; else p++; open = 0 }
+    END                 { print p + 0, f + 0, s + 0 }' "$xml")
+  if [ "$((p + f + s))" -eq 0 ]; then
+    # A target that ran no GoogleTest case at all passes or fails as a whole.
+    if grep -q "<failure" "$xml"; then f=1; else p=1; fi
+  fi
+  passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+  [ "$f" -gt 0 ] && failed_targets+=("$target")
+done < <(bazel query 'tests(//...)' 2>/dev/null)
+
+if [ "$format_status" -eq 0 ]; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1))
+  failed_targets+=("clang-format check")
+fi
+
+if [ ${#failed_targets[@]} -ne 0 ]; then
+  echo "failed:"
+  printf '  %s\n' "${failed_targets[@]}"
+fi
+[ "$skipped" -gt 0 ] && echo "$skipped skipped (each says why in its test log)"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

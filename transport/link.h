@@ -1,0 +1,79 @@
+// Link: an ordered, reliable channel of frames to one peer (a FrameHeader plus
+// header.payload_bytes of payload). Links never block: progress() moves whatever the
+// operating system accepts now and returns; the engine decides when to wait.
+//
+// Incoming frames are handed to a LinkHandler, which says where each payload goes, so
+// payloads land directly in the user's buffer. A link that fails (connection reset,
+// EOF, a corrupt frame) reports it once through on_link_failed() and refuses further
+// sends. All calls on a link and its handler come from one thread at a time (the engine
+// holds its lock).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "transport/frame.h"
+
+namespace weft::transport {
+
+class LinkHandler {
+ public:
+  virtual ~LinkHandler() = default;
+
+  // A frame header arrived; its payload (if any) follows.
+  virtual void on_frame(int peer, const FrameHeader& header) = 0;
+  // Where the next bytes of that frame's payload go: `offset` is the position within
+  // this frame's payload. Returns a buffer for at least payload_bytes - offset bytes,
+  // or nullptr to discard them. Asked again for every piece, so the answer may change
+  // (e.g. after the receive was abandoned).
+  virtual std::byte* payload_target(int peer, const FrameHeader& header, uint64_t offset) = 0;
+  // The whole payload of the frame has arrived (called even for payload_bytes == 0).
+  virtual void on_payload_done(int peer, const FrameHeader& header) = 0;
+  // A send queued with a non-null cookie has been written out completely.
+  virtual void on_sent(int peer, void* cookie) = 0;
+  // The link is dead; `why` says how ("connection reset by peer", "peer left").
+  virtual void on_link_failed(int peer, const std::string& why) = 0;
+};
+
+class Link {
+ public:
+  virtual ~Link() = default;
+
+  virtual int peer() const = 0;
+  // "tcp 127.0.0.1:40312 -> 127.0.0.1:41877", for logs and errors.
+  virtual std::string describe() const = 0;
+
+  // Queues a frame. Returns true if it was written out at once. Otherwise, with a
+  // cookie, `payload` (header.payload_bytes long) must stay valid until on_sent(cookie)
+  // reports the frame written; without one (nullptr), the link keeps a copy of what it
+  // could not write, so the payload's memory is free as soon as send() returns.
+  // Throws weft::Error if the link has failed.
+  virtual bool send(const FrameHeader& header, const void* payload, void* cookie) = 0;
+
+  // Sends `bytes` from `data` as a sequence of frames built from `header` (each with
+  // payload_bytes and offset filled in), letting control frames queued later overtake
+  // the remaining pieces. on_sent(cookie) reports completion.
+  virtual void send_stream(const FrameHeader& header, const void* data, uint64_t bytes,
+                           void* cookie) = 0;
+
+  // Stops referring to `cookie`'s memory: frames not yet started are still sent but
+  // from a private copy (so the byte stream and sequence numbers stay intact), and the
+  // unsent remainder of a stream is dropped. No on_sent for `cookie` follows. Returns
+  // true if a stream remainder was dropped.
+  virtual bool abandon(void* cookie) = 0;
+
+  // Reads and writes without blocking. Dispatches handler upcalls.
+  virtual void progress() = 0;
+
+  // For readiness waits: the descriptor to watch, and whether output is pending.
+  virtual int poll_fd() const = 0;
+  virtual bool wants_write() const = 0;
+  virtual bool failed() const = 0;
+
+  // Writes out everything queued, waiting at most `timeout_ms`; then stops sending and
+  // releases the connection. Used when the process group is destroyed.
+  virtual void drain_and_close(int timeout_ms) = 0;
+};
+
+}  // namespace weft::transport

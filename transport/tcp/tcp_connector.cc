@@ -1,0 +1,236 @@
+#include "transport/tcp/tcp_connector.h"
+
+#include <netinet/in.h>
+#include <poll.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "core/base/log.h"
+#include "core/base/wire.h"
+#include "weft/error.h"
+
+namespace weft::tcp {
+namespace {
+
+constexpr uint32_t kHelloMagic = 0x57464c4b;  // "WFLK"
+constexpr uint32_t kProtocolVersion = 1;
+constexpr uint32_t kMaxHandshake = 4096;
+// One dial attempt, and reading a handshake, may take at most this long, so that a
+// silent address or a stray client cannot use up the whole rendezvous deadline.
+constexpr auto kStepLimit = std::chrono::seconds(10);
+
+struct Advertised {
+  std::string host;
+  bool loopback;
+};
+
+bool is_link_local(const SocketAddress& a) {
+  if (a.family() != AF_INET6) return false;
+  auto* in6 = reinterpret_cast<const sockaddr_in6*>(&a.storage);
+  return IN6_IS_ADDR_LINKLOCAL(&in6->sin6_addr);
+}
+
+std::vector<Advertised> choose_addresses(const std::optional<std::string>& ifname,
+                                         const SocketAddress& route) {
+  std::vector<Advertised> out;
+  auto add = [&](const SocketAddress& a) {
+    if (is_link_local(a)) return;  // needs a scope id that means nothing to another host
+    std::string host = a.host();
+    for (const auto& o : out) {
+      if (o.host == host) return;
+    }
+    out.push_back({host, a.is_loopback()});
+  };
+  auto interfaces = interface_addresses();
+  if (ifname) {
+    std::string names;
+    for (const auto& i : interfaces) {
+      if (i.interface == *ifname) add(i.address);
+      if (names.find(i.interface) == std::string::npos)
+        names += (names.empty() ? "" : ", ") + i.interface;
+    }
+    if (out.empty()) {
+      throw InvalidArgument("WEFT_SOCKET_IFNAME=" + *ifname +
+                            ": no interface of that name is up with an address (up: " + names +
+                            ")");
+    }
+    return out;
+  }
+  if (!route.is_loopback()) add(route);
+  for (const auto& i : interfaces) {
+    if (!i.address.is_loopback()) add(i.address);
+  }
+  for (const auto& i : interfaces) {
+    if (i.address.is_loopback()) add(i.address);
+  }
+  return out;
+}
+
+Fd listen_wildcard() {
+  // A dual-stack IPv6 socket takes IPv4 connections as well; hosts without IPv6 get an
+  // IPv4 one.
+  for (const char* any : {"::", "0.0.0.0"}) {
+    try {
+      return listen_on(resolve(any, 0).front(), SOMAXCONN);
+    } catch (const Error&) {
+    }
+  }
+  throw Error(ErrorCode::kInternal, "cannot open a listening socket for peer connections");
+}
+
+std::string hello(uint64_t job_id, int from, int to) {
+  return WireWriter().u32(kHelloMagic).u32(kProtocolVersion).u64(job_id).u32(from).u32(to).take();
+}
+
+}  // namespace
+
+TcpConnector::TcpConnector(const std::optional<std::string>& ifname, const SocketAddress& route) {
+  std::vector<Advertised> addresses = choose_addresses(ifname, route);
+  listener_ = listen_wildcard();
+  set_nonblocking(listener_.get(), true);
+  uint16_t port = local_address(listener_.get()).port();
+  WireWriter w;
+  w.u32(static_cast<uint32_t>(port)).u32(static_cast<uint32_t>(addresses.size()));
+  for (const auto& a : addresses) w.str(a.host).u8(a.loopback ? 1 : 0);
+  record_ = w.take();
+}
+
+std::string TcpConnector::describe_record(const std::string& record) {
+  WireReader in(record, "tcp contact record");
+  uint16_t port = static_cast<uint16_t>(in.u32());
+  uint32_t n = in.u32();
+  std::string out;
+  for (uint32_t i = 0; i < n; ++i) {
+    std::string host = in.str();
+    in.u8();
+    out += (out.empty() ? "" : ", ") + format_host_port(host, port);
+  }
+  return out;
+}
+
+Fd TcpConnector::dial(int rank, int peer, const std::string& record, bool same_network,
+                      Deadline deadline) {
+  WireReader in(record, "tcp contact record");
+  uint16_t port = static_cast<uint16_t>(in.u32());
+  uint32_t n = in.u32();
+  std::vector<Advertised> addresses;
+  for (uint32_t i = 0; i < n; ++i) {
+    std::string host = in.str();
+    bool loopback = in.u8() != 0;
+    addresses.push_back({host, loopback});
+  }
+  // Loopback first when it reaches the peer; never when the peer is elsewhere.
+  std::stable_partition(addresses.begin(), addresses.end(),
+                        [&](const Advertised& a) { return a.loopback == same_network; });
+  std::string errors;
+  for (const auto& a : addresses) {
+    if (a.loopback && !same_network) continue;
+    try {
+      return connect_to(resolve(a.host, port).front(), deadline.min(Deadline::after(kStepLimit)));
+    } catch (const Error& e) {
+      errors += std::string(errors.empty() ? "" : "; ") + e.what();
+    }
+  }
+  throw Error(ErrorCode::kPeer, "rank " + std::to_string(rank) + " could not connect to rank " +
+                                    std::to_string(peer) + " at " + describe_record(record) + ": " +
+                                    (errors.empty() ? "no usable address" : errors));
+}
+
+std::vector<Fd> TcpConnector::connect_all(int rank, const std::vector<std::string>& records,
+                                          const std::vector<bool>& same_network, uint64_t job_id,
+                                          Deadline deadline) {
+  const int world = static_cast<int>(records.size());
+  std::vector<Fd> fds(world);
+
+  // Dial every lower rank and introduce ourselves; the answers are read at the end, so
+  // that dialing never waits on a peer that is itself still dialing.
+  for (int peer = 0; peer < rank; ++peer) {
+    fds[peer] = dial(rank, peer, records[peer], same_network[peer], deadline);
+    send_record(fds[peer].get(), hello(job_id, rank, peer), deadline,
+                "handshake with rank " + std::to_string(peer));
+  }
+
+  // Accept every higher rank.
+  int missing = world - rank - 1;
+  while (missing > 0) {
+    pollfd p{listener_.get(), POLLIN, 0};
+    int ready = ::poll(&p, 1, deadline.poll_ms());
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) {
+      if (!deadline.expired()) continue;
+      std::string ranks;
+      for (int peer = rank + 1; peer < world; ++peer) {
+        if (!fds[peer]) ranks += (ranks.empty() ? "" : ", ") + std::to_string(peer);
+      }
+      throw TimeoutError("rank " + std::to_string(rank) + ": rank(s) " + ranks +
+                         " did not connect before the deadline (this rank listens on " +
+                         describe_record(record_) + ")");
+    }
+    sockaddr_storage from_addr{};
+    socklen_t len = sizeof from_addr;
+    Fd fd(::accept4(listener_.get(), reinterpret_cast<sockaddr*>(&from_addr), &len, SOCK_CLOEXEC));
+    if (!fd) continue;
+    std::string from =
+        SocketAddress::from(reinterpret_cast<sockaddr*>(&from_addr), len).to_string();
+    std::string reject;
+    int peer = -1;
+    try {
+      std::string h =
+          recv_record(fd.get(), kMaxHandshake, deadline.min(Deadline::after(kStepLimit)),
+                      "handshake from " + from);
+      WireReader in(h, "handshake");
+      uint32_t magic = in.u32(), version = in.u32();
+      uint64_t their_job = in.u64();
+      int sender = static_cast<int>(in.u32()), target = static_cast<int>(in.u32());
+      if (magic != kHelloMagic) {
+        throw Error(ErrorCode::kPeer, "not a weft peer (bad handshake)");
+      }
+      if (version != kProtocolVersion) {
+        reject = "protocol version " + std::to_string(version) + " where " +
+                 std::to_string(kProtocolVersion) + " was expected";
+      } else if (their_job != job_id) {
+        reject = "it belongs to another job";
+      } else if (target != rank || sender <= rank || sender >= world) {
+        reject = "rank " + std::to_string(sender) + " dialed rank " + std::to_string(target) +
+                 ", which does not fit this rank " + std::to_string(rank) + " of " +
+                 std::to_string(world);
+      } else if (fds[sender]) {
+        reject = "rank " + std::to_string(sender) + " is already connected";
+      } else {
+        peer = sender;
+      }
+      WireWriter ack;
+      ack.u32(kHelloMagic).u8(peer >= 0 ? 1 : 0).str(reject);
+      send_record(fd.get(), ack.take(), deadline.min(Deadline::after(kStepLimit)),
+                  "handshake with " + from);
+    } catch (const Error& e) {
+      reject = e.what();
+      peer = -1;
+    }
+    if (peer < 0) {
+      WEFT_LOG(WARN) << "rank " << rank << ": refused a connection from " << from << ": " << reject;
+      continue;
+    }
+    fds[peer] = std::move(fd);
+    --missing;
+  }
+
+  for (int peer = 0; peer < rank; ++peer) {
+    std::string what = "handshake with rank " + std::to_string(peer);
+    std::string a = recv_record(fds[peer].get(), kMaxHandshake, deadline, what);
+    WireReader in(a, "handshake answer");
+    if (in.u32() != kHelloMagic) throw Error(ErrorCode::kPeer, what + ": not a weft peer");
+    bool ok = in.u8() != 0;
+    std::string reason = in.str();
+    if (!ok) {
+      throw Error(ErrorCode::kPeer, "rank " + std::to_string(peer) +
+                                        " refused the connection from rank " +
+                                        std::to_string(rank) + ": " + reason);
+    }
+  }
+  return fds;
+}
+
+}  // namespace weft::tcp

@@ -1,0 +1,328 @@
+#include "transport/tcp/tcp_link.h"
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "core/base/log.h"
+#include "weft/error.h"
+
+namespace weft::tcp {
+namespace {
+
+constexpr size_t kStagingBytes = 64 << 10;
+// Payload pieces at least this large bypass the staging buffer.
+constexpr uint64_t kDirectReadBytes = 16 << 10;
+// Bounds the work of one progress() call on one link, so that a fast sender cannot
+// starve the engine's other links.
+constexpr int kMaxReadsPerProgress = 64;
+constexpr int kMaxIov = 64;
+// Linux moves at most this much per read/write call.
+constexpr uint64_t kMaxIoBytes = 0x7ffff000;
+
+std::string describe_fd(int fd) {
+  try {
+    SocketAddress local = local_address(fd);
+    SocketAddress remote;
+    remote.length = sizeof remote.storage;
+    getpeername(fd, reinterpret_cast<sockaddr*>(&remote.storage), &remote.length);
+    return "tcp " + local.to_string() + " -> " + remote.to_string();
+  } catch (const Error&) {
+    return "tcp";
+  }
+}
+
+}  // namespace
+
+TcpLink::TcpLink(int peer, Fd fd, transport::LinkHandler& handler, uint64_t stream_chunk)
+    : peer_(peer),
+      fd_(std::move(fd)),
+      handler_(handler),
+      stream_chunk_(stream_chunk),
+      description_(describe_fd(fd_.get())),
+      staging_(kStagingBytes) {
+  set_nonblocking(fd_.get(), true);
+  set_nodelay(fd_.get());
+}
+
+TcpLink::~TcpLink() = default;
+
+void TcpLink::OutFrame::own_payload() {
+  if (payload != nullptr && owned.empty() && header.payload_bytes > 0) {
+    owned.assign(reinterpret_cast<const char*>(payload), header.payload_bytes);
+    payload = reinterpret_cast<const std::byte*>(owned.data());
+  }
+  cookie = nullptr;
+  owner = nullptr;
+}
+
+bool TcpLink::send(const transport::FrameHeader& header, const void* payload, void* cookie) {
+  if (failed_)
+    throw Error(ErrorCode::kPeer,
+                "link to rank " + std::to_string(peer_) + " has failed: " + failure_);
+  OutFrame frame{header, static_cast<const std::byte*>(payload), {}, cookie, cookie, 0};
+  if (!current_ && control_.empty() && !in_flush_) {
+    // Fast path: nothing queued ahead, so write header and payload in one call now.
+    iovec iov[2] = {{&frame.header, sizeof(frame.header)},
+                    {const_cast<std::byte*>(frame.payload), frame.header.payload_bytes}};
+    int count = frame.header.payload_bytes > 0 ? 2 : 1;
+    if (frame.header.payload_bytes > kMaxIoBytes) count = 1;
+    msghdr msg{};
+    msg.msg_iov = iov;
+    msg.msg_iovlen = count;
+    ssize_t n = ::sendmsg(fd_.get(), &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+      fail(std::string("send failed: ") + std::strerror(errno));
+      return false;
+    }
+    frame.written = n > 0 ? static_cast<uint64_t>(n) : 0;
+    if (frame.written == frame.total()) return true;
+    if (cookie == nullptr) frame.own_payload();
+    current_ = std::move(frame);
+    return false;
+  }
+  if (cookie == nullptr) frame.own_payload();
+  control_.push_back(std::move(frame));
+  flush();
+  return false;
+}
+
+void TcpLink::send_stream(const transport::FrameHeader& header, const void* data, uint64_t bytes,
+                          void* cookie) {
+  if (failed_)
+    throw Error(ErrorCode::kPeer,
+                "link to rank " + std::to_string(peer_) + " has failed: " + failure_);
+  streams_.push_back({header, static_cast<const std::byte*>(data), bytes, 0, cookie});
+  flush();
+}
+
+bool TcpLink::abandon(void* cookie) {
+  bool dropped = false;
+  // A frame is the unit of the byte stream: one that has started must be finished, so
+  // its payload is copied rather than cut short.
+  if (current_ && current_->owner == cookie) current_->own_payload();
+  for (auto& f : control_) {
+    if (f.owner == cookie) f.own_payload();
+  }
+  for (auto it = streams_.begin(); it != streams_.end();) {
+    if (it->cookie == cookie) {
+      dropped = true;
+      it = streams_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  return dropped;
+}
+
+void TcpLink::progress() {
+  if (!failed_) read();
+  if (!failed_) flush();
+  report_failure();
+}
+
+bool TcpLink::next_frame() {
+  if (!control_.empty()) {
+    current_ = std::move(control_.front());
+    control_.pop_front();
+    return true;
+  }
+  if (streams_.empty()) return false;
+  OutStream& s = streams_.front();
+  OutFrame piece;
+  piece.header = s.header;
+  piece.header.offset = s.next_offset;
+  piece.header.payload_bytes = std::min(stream_chunk_, s.bytes - s.next_offset);
+  piece.payload = s.data + s.next_offset;
+  piece.owner = s.cookie;
+  s.next_offset += piece.header.payload_bytes;
+  if (s.next_offset == s.bytes) {
+    piece.cookie = s.cookie;
+    streams_.pop_front();
+  }
+  current_ = std::move(piece);
+  return true;
+}
+
+void TcpLink::flush() {
+  if (in_flush_ || failed_) return;
+  in_flush_ = true;
+  while (current_ || next_frame()) {
+    // Gather the current frame and the control frames behind it into one writev.
+    iovec iov[kMaxIov];
+    int count = 0;
+    uint64_t batch = 0;
+    auto add = [&](OutFrame& f, uint64_t skip) {
+      uint64_t header_left = skip < sizeof(f.header) ? sizeof(f.header) - skip : 0;
+      if (header_left > 0) {
+        iov[count++] = {reinterpret_cast<char*>(&f.header) + skip, header_left};
+      }
+      uint64_t payload_skip = skip > sizeof(f.header) ? skip - sizeof(f.header) : 0;
+      uint64_t payload_left = f.header.payload_bytes - payload_skip;
+      if (payload_left > 0 && count < kMaxIov) {
+        uint64_t take = std::min(payload_left, kMaxIoBytes - batch - header_left);
+        iov[count++] = {const_cast<std::byte*>(f.payload) + payload_skip, take};
+      }
+      batch += header_left + payload_left;
+    };
+    add(*current_, current_->written);
+    for (auto& f : control_) {
+      if (count + 2 > kMaxIov || batch >= kMaxIoBytes / 2) break;
+      add(f, 0);
+    }
+    msghdr msg{};
+    msg.msg_iov = iov;
+    msg.msg_iovlen = count;
+    ssize_t n = ::sendmsg(fd_.get(), &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+      fail(std::string("send failed: ") + std::strerror(errno));
+      break;
+    }
+    // Retire what was written: the current frame first, then the gathered ones, in the
+    // order next_frame() hands them out.
+    uint64_t left = static_cast<uint64_t>(n);
+    bool blocked = false;
+    while (left > 0) {
+      if (!current_ && !next_frame()) break;
+      uint64_t take = std::min(left, current_->total() - current_->written);
+      current_->written += take;
+      left -= take;
+      if (current_->written < current_->total()) {
+        blocked = true;  // the kernel took only part of this frame: its buffer is full
+        break;
+      }
+      void* cookie = current_->cookie;
+      current_.reset();
+      if (cookie != nullptr) handler_.on_sent(peer_, cookie);
+      if (failed_) break;
+    }
+    if (blocked || failed_) break;
+  }
+  in_flush_ = false;
+}
+
+void TcpLink::read() {
+  for (int reads = 0; reads < kMaxReadsPerProgress && !failed_; ++reads) {
+    if (!consume_staging()) return;
+    // Staging is empty here. A large payload piece goes straight to its target.
+    if (in_payload_) {
+      uint64_t left = in_header_.payload_bytes - in_payload_done_;
+      std::byte* target = left >= kDirectReadBytes
+                              ? handler_.payload_target(peer_, in_header_, in_payload_done_)
+                              : nullptr;
+      if (target != nullptr) {
+        uint64_t want = std::min(left, kMaxIoBytes);
+        ssize_t n = ::recv(fd_.get(), target, want, MSG_DONTWAIT);
+        if (n > 0) {
+          in_payload_done_ += static_cast<uint64_t>(n);
+          if (in_payload_done_ == in_header_.payload_bytes) {
+            in_payload_ = false;
+            handler_.on_payload_done(peer_, in_header_);
+          }
+          if (static_cast<uint64_t>(n) < want) break;  // drained, as above
+          continue;
+        }
+        if (n == 0) return fail("connection closed by the peer");
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) return;
+        return fail(std::string("receive failed: ") + std::strerror(errno));
+      }
+    }
+    ssize_t n = ::recv(fd_.get(), staging_.data(), staging_.size(), MSG_DONTWAIT);
+    if (n > 0) {
+      staging_begin_ = 0;
+      staging_end_ = static_cast<size_t>(n);
+      // A short read drained the socket: another recv() would only say EAGAIN, and
+      // epoll reports new data anyway. Saving that call matters for small messages.
+      if (static_cast<size_t>(n) < staging_.size()) break;
+      continue;
+    }
+    if (n == 0) return fail("connection closed by the peer");
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return;
+    return fail(std::string("receive failed: ") + std::strerror(errno));
+  }
+  consume_staging();
+}
+
+bool TcpLink::consume_staging() {
+  while (staging_begin_ < staging_end_ && !failed_) {
+    size_t avail = staging_end_ - staging_begin_;
+    const std::byte* p = staging_.data() + staging_begin_;
+    if (!in_payload_) {
+      size_t take = std::min(avail, sizeof(in_header_) - in_header_bytes_);
+      std::memcpy(reinterpret_cast<std::byte*>(&in_header_) + in_header_bytes_, p, take);
+      in_header_bytes_ += take;
+      staging_begin_ += take;
+      if (in_header_bytes_ < sizeof(in_header_)) continue;
+      in_header_bytes_ = 0;
+      if (in_header_.magic != transport::kFrameMagic) {
+        fail("corrupt frame header (bad magic): the byte stream is out of step");
+        return false;
+      }
+      handler_.on_frame(peer_, in_header_);
+      if (in_header_.payload_bytes == 0) {
+        handler_.on_payload_done(peer_, in_header_);
+      } else {
+        in_payload_ = true;
+        in_payload_done_ = 0;
+      }
+      continue;
+    }
+    uint64_t take = std::min<uint64_t>(avail, in_header_.payload_bytes - in_payload_done_);
+    std::byte* target = handler_.payload_target(peer_, in_header_, in_payload_done_);
+    if (target != nullptr) std::memcpy(target, p, take);
+    staging_begin_ += take;
+    in_payload_done_ += take;
+    if (in_payload_done_ == in_header_.payload_bytes) {
+      in_payload_ = false;
+      handler_.on_payload_done(peer_, in_header_);
+    }
+  }
+  return !failed_;
+}
+
+void TcpLink::fail(const std::string& why) {
+  if (failed_) return;
+  failed_ = true;
+  failure_ = why;
+}
+
+void TcpLink::report_failure() {
+  if (failed_ && !failure_reported_) {
+    failure_reported_ = true;
+    handler_.on_link_failed(peer_, failure_);
+  }
+}
+
+void TcpLink::drain_and_close(int timeout_ms) {
+  Deadline deadline = Deadline::after(std::chrono::milliseconds(timeout_ms));
+  while (!failed_ && wants_write() && !deadline.expired()) {
+    flush();
+    if (!wants_write() || failed_) break;
+    pollfd p{fd_.get(), POLLOUT, 0};
+    ::poll(&p, 1, deadline.poll_ms(50));
+  }
+  if (wants_write() && !failed_) {
+    WEFT_LOG(WARN) << "closing the link to rank " << peer_ << " with unsent data after "
+                   << timeout_ms << " ms";
+  }
+  ::shutdown(fd_.get(), SHUT_WR);
+  // Unread input would make close() reset the connection, and a reset can destroy data
+  // the peer has not read yet; read what is there first.
+  char sink[4096];
+  while (::recv(fd_.get(), sink, sizeof sink, MSG_DONTWAIT) > 0) {
+  }
+  failed_ = true;
+  failure_reported_ = true;
+  failure_ = "closed";
+  fd_.reset();
+}
+
+}  // namespace weft::tcp
