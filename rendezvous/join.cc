@@ -32,6 +32,10 @@ uint64_t draw_job_id() {
 
 }  // namespace
 
+void throw_if_aborted(Store& store, int rank, Deadline deadline) {
+  if (store.check({kAbortKey}, deadline)) throw_aborted(store, rank, deadline);
+}
+
 void abort_join(Store& store, const std::string& reason, Deadline deadline) {
   try {
     store.set(kAbortKey, reason, deadline);

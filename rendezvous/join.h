@@ -28,4 +28,8 @@ JoinResult join_world(Store& store, int rank, int world_size, const std::string&
 // effort: errors reaching the store are ignored.
 void abort_join(Store& store, const std::string& reason, Deadline deadline);
 
+// Throws the InvalidArgument every waiting rank gets once some process has aborted the
+// join; for steps after join_world that wait on peers (connecting to them).
+void throw_if_aborted(Store& store, int rank, Deadline deadline);
+
 }  // namespace weft::rendezvous

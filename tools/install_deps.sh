@@ -10,6 +10,7 @@ packages=(
   libhwloc-dev      # topology
   libibverbs-dev    # InfiniBand verbs
   clang-format      # the style check
+  iproute2          # network namespaces for the multi-host tests
 )
 
 missing=()

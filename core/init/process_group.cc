@@ -105,8 +105,17 @@ void connect_peers(core::Context& c, const std::vector<core::PeerRecord>& record
     tcp_records.push_back(r.tcp);
     same_network.push_back(r.host.shares_network_with(records[c.rank].host));
   }
-  std::vector<tcp::Fd> fds =
-      connector.connect_all(c.rank, tcp_records, same_network, job_id, deadline);
+  std::vector<tcp::Fd> fds;
+  try {
+    fds = connector.connect_all(c.rank, tcp_records, same_network, job_id, deadline,
+                                [&] { rendezvous::throw_if_aborted(*c.store, c.rank, deadline); });
+  } catch (const InvalidArgument&) {
+    throw;  // the job was aborted elsewhere, and that process said why
+  } catch (const Error& e) {
+    // Whoever cannot connect tells the others, who would otherwise wait for it.
+    rendezvous::abort_join(*c.store, e.what(), Deadline::after(std::chrono::seconds(2)));
+    throw;
+  }
   for (int peer = 0; peer < c.world_size; ++peer) {
     if (peer == c.rank) continue;
     auto link = std::make_unique<tcp::TcpLink>(peer, std::move(fds[peer]), *c.engine);

@@ -30,6 +30,13 @@ uint16_t free_port() {
   return tcp::local_address(fd.get()).port();
 }
 
+// The test binary's own path; a wrapper command cannot be handed /proc/self/exe.
+std::string self_path() {
+  char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "/proc/self/exe";
+}
+
 struct Child {
   pid_t pid = -1;
   int out = -1;
@@ -101,12 +108,17 @@ std::vector<RankResult> run_ranks(int world_size, const std::function<void(int r
     std::vector<char*> envp;
     for (auto& e : env_strings) envp.push_back(e.data());
     envp.push_back(nullptr);
-    const char* argv[] = {"/proc/self/exe", filter.c_str(), "--gtest_brief=1", nullptr};
+    std::vector<std::string> args;
+    if (options.wrapper) args = options.wrapper(rank);
+    args.insert(args.end(), {self_path(), filter, "--gtest_brief=1"});
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
     pid_t pid = fork();
     if (pid == 0) {
       dup2(pipe_fds[1], STDOUT_FILENO);
       dup2(pipe_fds[1], STDERR_FILENO);
-      execve("/proc/self/exe", const_cast<char**>(argv), envp.data());
+      execvpe(argv[0], argv.data(), envp.data());
       _exit(127);
     }
     close(pipe_fds[1]);

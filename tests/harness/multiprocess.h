@@ -35,6 +35,8 @@ struct RunOptions {
   // true: this process hosts the store (WEFT_LAUNCHER_STORE=1); false: rank 0 hosts it
   // on a free port, as with plain env://.
   bool launcher_store = true;
+  // A command that runs each rank, e.g. {"ip", "netns", "exec", "ns1"}; empty: none.
+  std::function<std::vector<std::string>(int rank)> wrapper;
 };
 
 std::vector<RankResult> run_ranks(int world_size, const std::function<void(int rank)>& body,

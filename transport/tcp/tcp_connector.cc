@@ -21,35 +21,31 @@ constexpr uint32_t kMaxHandshake = 4096;
 // silent address or a stray client cannot use up the whole rendezvous deadline.
 constexpr auto kStepLimit = std::chrono::seconds(10);
 
-struct Advertised {
-  std::string host;
-  bool loopback;
-};
-
 bool is_link_local(const SocketAddress& a) {
   if (a.family() != AF_INET6) return false;
   auto* in6 = reinterpret_cast<const sockaddr_in6*>(&a.storage);
   return IN6_IS_ADDR_LINKLOCAL(&in6->sin6_addr);
 }
 
-std::vector<Advertised> choose_addresses(const std::optional<std::string>& ifname,
-                                         const SocketAddress& route) {
-  std::vector<Advertised> out;
+// The hosts a rank advertises. Loopback addresses only when WEFT_SOCKET_IFNAME names a
+// loopback interface: peers on this host reach the listener over loopback anyway (see
+// dial()), and peers elsewhere must never be told to use one.
+std::vector<std::string> choose_addresses(const std::optional<std::string>& ifname,
+                                          const SocketAddress& route) {
+  std::vector<std::string> out;
   auto add = [&](const SocketAddress& a) {
     if (is_link_local(a)) return;  // needs a scope id that means nothing to another host
     std::string host = a.host();
-    for (const auto& o : out) {
-      if (o.host == host) return;
-    }
-    out.push_back({host, a.is_loopback()});
+    if (std::find(out.begin(), out.end(), host) == out.end()) out.push_back(host);
   };
   auto interfaces = interface_addresses();
   if (ifname) {
     std::string names;
     for (const auto& i : interfaces) {
       if (i.interface == *ifname) add(i.address);
-      if (names.find(i.interface) == std::string::npos)
+      if (names.find(i.interface) == std::string::npos) {
         names += (names.empty() ? "" : ", ") + i.interface;
+      }
     }
     if (out.empty()) {
       throw InvalidArgument("WEFT_SOCKET_IFNAME=" + *ifname +
@@ -61,9 +57,6 @@ std::vector<Advertised> choose_addresses(const std::optional<std::string>& ifnam
   if (!route.is_loopback()) add(route);
   for (const auto& i : interfaces) {
     if (!i.address.is_loopback()) add(i.address);
-  }
-  for (const auto& i : interfaces) {
-    if (i.address.is_loopback()) add(i.address);
   }
   return out;
 }
@@ -86,49 +79,59 @@ std::string hello(uint64_t job_id, int from, int to) {
 
 }  // namespace
 
-TcpConnector::TcpConnector(const std::optional<std::string>& ifname, const SocketAddress& route) {
-  std::vector<Advertised> addresses = choose_addresses(ifname, route);
+TcpConnector::TcpConnector(const std::optional<std::string>& ifname, const SocketAddress& route)
+    : loopback_for_same_host_(!ifname) {
+  std::vector<std::string> addresses = choose_addresses(ifname, route);
   listener_ = listen_wildcard();
   set_nonblocking(listener_.get(), true);
   uint16_t port = local_address(listener_.get()).port();
   WireWriter w;
   w.u32(static_cast<uint32_t>(port)).u32(static_cast<uint32_t>(addresses.size()));
-  for (const auto& a : addresses) w.str(a.host).u8(a.loopback ? 1 : 0);
+  for (const auto& host : addresses) w.str(host);
   record_ = w.take();
 }
 
-std::string TcpConnector::describe_record(const std::string& record) {
+namespace {
+
+struct ContactRecord {
+  uint16_t port;
+  std::vector<std::string> hosts;
+};
+
+ContactRecord parse_record(const std::string& record) {
   WireReader in(record, "tcp contact record");
-  uint16_t port = static_cast<uint16_t>(in.u32());
+  ContactRecord r;
+  r.port = static_cast<uint16_t>(in.u32());
   uint32_t n = in.u32();
+  for (uint32_t i = 0; i < n; ++i) r.hosts.push_back(in.str());
+  return r;
+}
+
+}  // namespace
+
+std::string TcpConnector::describe_record(const std::string& record) {
+  ContactRecord r = parse_record(record);
   std::string out;
-  for (uint32_t i = 0; i < n; ++i) {
-    std::string host = in.str();
-    in.u8();
-    out += (out.empty() ? "" : ", ") + format_host_port(host, port);
-  }
-  return out;
+  for (const auto& host : r.hosts)
+    out += (out.empty() ? "" : ", ") + format_host_port(host, r.port);
+  return out.empty() ? "no routable address, port " + std::to_string(r.port) : out;
 }
 
 Fd TcpConnector::dial(int rank, int peer, const std::string& record, bool same_network,
                       Deadline deadline) {
-  WireReader in(record, "tcp contact record");
-  uint16_t port = static_cast<uint16_t>(in.u32());
-  uint32_t n = in.u32();
-  std::vector<Advertised> addresses;
-  for (uint32_t i = 0; i < n; ++i) {
-    std::string host = in.str();
-    bool loopback = in.u8() != 0;
-    addresses.push_back({host, loopback});
+  ContactRecord r = parse_record(record);
+  std::vector<std::string> hosts;
+  // Every peer listens on all its addresses, so one on this host and network namespace
+  // is reached over loopback, whatever it advertised.
+  if (same_network && loopback_for_same_host_) hosts.push_back("127.0.0.1");
+  for (const auto& host : r.hosts) {
+    bool loopback = resolve(host, r.port).front().is_loopback();
+    if (!loopback || same_network) hosts.push_back(host);
   }
-  // Loopback first when it reaches the peer; never when the peer is elsewhere.
-  std::stable_partition(addresses.begin(), addresses.end(),
-                        [&](const Advertised& a) { return a.loopback == same_network; });
   std::string errors;
-  for (const auto& a : addresses) {
-    if (a.loopback && !same_network) continue;
+  for (const auto& host : hosts) {
     try {
-      return connect_to(resolve(a.host, port).front(), deadline.min(Deadline::after(kStepLimit)));
+      return connect_to(resolve(host, r.port).front(), deadline.min(Deadline::after(kStepLimit)));
     } catch (const Error& e) {
       errors += std::string(errors.empty() ? "" : "; ") + e.what();
     }
@@ -140,7 +143,8 @@ Fd TcpConnector::dial(int rank, int peer, const std::string& record, bool same_n
 
 std::vector<Fd> TcpConnector::connect_all(int rank, const std::vector<std::string>& records,
                                           const std::vector<bool>& same_network, uint64_t job_id,
-                                          Deadline deadline) {
+                                          Deadline deadline,
+                                          const std::function<void()>& check_abort) {
   const int world = static_cast<int>(records.size());
   std::vector<Fd> fds(world);
 
@@ -156,9 +160,10 @@ std::vector<Fd> TcpConnector::connect_all(int rank, const std::vector<std::strin
   int missing = world - rank - 1;
   while (missing > 0) {
     pollfd p{listener_.get(), POLLIN, 0};
-    int ready = ::poll(&p, 1, deadline.poll_ms());
+    int ready = ::poll(&p, 1, deadline.poll_ms(static_cast<int>(kAbortCheckInterval.count())));
     if (ready < 0 && errno == EINTR) continue;
     if (ready <= 0) {
+      check_abort();
       if (!deadline.expired()) continue;
       std::string ranks;
       for (int peer = rank + 1; peer < world; ++peer) {
