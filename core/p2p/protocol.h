@@ -14,6 +14,8 @@
 
 #include <cstdint>
 
+#include "transport/frame.h"
+
 namespace weft::core {
 
 enum class FrameKind : uint8_t {
@@ -27,6 +29,13 @@ enum class FrameKind : uint8_t {
 };
 
 const char* frame_kind_name(uint8_t kind);
+
+// A header of `kind` with every other field zero, for control frames.
+inline transport::FrameHeader control_header(FrameKind kind) {
+  transport::FrameHeader h;
+  h.kind = static_cast<uint8_t>(kind);
+  return h;
+}
 
 // Eager data is charged this much on top of its payload, so that even zero-byte
 // messages use up credit and a receiver's unexpected queue stays bounded.

@@ -1,0 +1,144 @@
+// Engine, progress: polling links for waiting callers and for the progress thread.
+#include <sched.h>
+#include <sys/epoll.h>
+
+#include "core/p2p/engine.h"
+#include "weft/error.h"
+
+namespace weft::core {
+namespace {
+
+constexpr int kMaxEvents = 64;
+// A sleeping waiter re-checks at least this often, for completions that happen without
+// any socket activity it could see (another thread matching a message to itself).
+constexpr int kSleepSliceMs = 10;
+// The progress thread leaves the links alone while callers have polled them within
+// this interval: the caller is between two weft calls, not computing.
+constexpr auto kProgressGrace = std::chrono::microseconds(200);
+// A spinning waiter reads the clock once per this many polls; each poll is a system
+// call already, so the deadline is still checked every few microseconds.
+constexpr unsigned kPollsPerClockRead = 8;
+
+}  // namespace
+
+using detail::OpKind;
+using detail::OpStage;
+using detail::RequestState;
+
+void Engine::poll_links() {
+  epoll_event events[kMaxEvents];
+  int n = epoll_wait(epoll_fd_, events, kMaxEvents, 0);
+  for (int i = 0; i < n; ++i) {
+    Peer& p = *static_cast<Peer*>(events[i].data.ptr);
+    if (!p.link || !p.failure.empty()) continue;
+    p.link->progress();
+    watch_output(p);
+  }
+}
+
+void Engine::poll_for_caller(const RequestState* request, unsigned iteration) {
+  caller_activity_.fetch_add(1, std::memory_order_relaxed);
+  int peer = request ? request->peer_world : -1;
+  if (peer >= 0 && peer != rank_ && iteration % 8 != 7) {
+    Peer& p = peers_[peer];
+    if (p.link && p.failure.empty()) {
+      p.link->progress();
+      watch_output(p);
+      return;
+    }
+  }
+  poll_links();
+}
+
+bool Engine::test(RequestState& request) {
+  if (request.done.load(std::memory_order_acquire)) return true;
+  std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
+  if (lock.owns_lock()) poll_for_caller(&request, 0);
+  return request.done.load(std::memory_order_acquire);
+}
+
+void Engine::wait(RequestState& request, Deadline deadline) {
+  if (!request.done.load(std::memory_order_acquire)) {
+    blocking_waiters_.fetch_add(1);
+    struct Leave {
+      Engine* e;
+      ~Leave() {
+        if (e->blocking_waiters_.fetch_sub(1) == 1 && e->async_outstanding_.load() > 0) {
+          // The progress thread is needed again; wake it under the lock so that the
+          // wake-up cannot slip between its predicate check and its sleep.
+          std::lock_guard<std::mutex> lock(e->mutex_);
+          e->progress_cv_.notify_one();
+        }
+      }
+    } leave{this};
+    auto spin_until = Deadline::Clock::now() + options_.spin;
+    bool spinning = true;
+    for (unsigned iteration = 0;; ++iteration) {
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        poll_for_caller(&request, iteration);
+      }
+      if (request.done.load(std::memory_order_acquire)) break;
+      if (spinning && iteration % kPollsPerClockRead != 0) continue;
+      if (deadline.expired()) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!request.done.load(std::memory_order_acquire)) {
+          throw TimeoutError(request.describe() + ": not completed before the deadline; " +
+                             pending_state(request));
+        }
+        break;
+      }
+      if (spinning && Deadline::Clock::now() < spin_until) {
+        // Ranks outnumber cores: let the peer we wait for run.
+        if (options_.oversubscribed) sched_yield();
+        continue;
+      }
+      spinning = false;
+      epoll_event event;
+      epoll_wait(epoll_fd_, &event, 1, deadline.poll_ms(kSleepSliceMs));
+    }
+  }
+  if (request.error) std::rethrow_exception(request.error);
+}
+
+std::string Engine::pending_state(const RequestState& r) {
+  if (r.done) return "completed";
+  if (r.kind == OpKind::kRecv) {
+    if (r.stage == OpStage::kPosted) return "no matching message has arrived";
+    return "the message from rank " + std::to_string(r.peer) + " is arriving (" +
+           std::to_string(r.received) + " of " + std::to_string(r.bytes) + " bytes)";
+  }
+  switch (r.stage) {
+    case OpStage::kEagerQueued:
+      return "the message is still being written to " + peer_name(r.peer_world);
+    case OpStage::kAwaitingCts:
+      return peer_name(r.peer_world) + " has not posted a matching receive";
+    case OpStage::kStreaming:
+      return "the payload is still being written to " + peer_name(r.peer_world);
+    default:
+      return "not yet started";
+  }
+}
+
+void Engine::progress_loop() {
+  epoll_event events[kMaxEvents];
+  while (true) {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      progress_cv_.wait(
+          lock, [this] { return stopping_ || (async_outstanding_ > 0 && blocking_waiters_ == 0); });
+      if (stopping_) return;
+    }
+    uint64_t activity = caller_activity_.load(std::memory_order_relaxed);
+    std::this_thread::sleep_for(kProgressGrace);
+    if (caller_activity_.load(std::memory_order_relaxed) != activity) continue;
+    // Sleep until some link is ready, without the lock, then service it with the lock.
+    int n = epoll_wait(epoll_fd_, events, kMaxEvents, kSleepSliceMs);
+    if (n > 0) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      poll_links();
+    }
+  }
+}
+
+}  // namespace weft::core
