@@ -10,9 +10,9 @@ namespace {
 using GroupPtr = std::shared_ptr<const detail::GroupState>;
 
 // Checks what every point-to-point call needs and returns the resolved group.
-GroupPtr validate(const char* op, const Tensor& tensor, int peer, bool any_allowed, int tag,
-                  const Group& group, const char* peer_name) {
-  GroupPtr g = core::resolve_group(group, op);
+const GroupPtr& validate(const char* op, const Tensor& tensor, int peer, bool any_allowed, int tag,
+                         const Group& group, const char* peer_name) {
+  const GroupPtr& g = core::resolve_group(group, op);
   auto fail = [&](const std::string& what) {
     throw InvalidArgument(std::string(op) + " (rank " + std::to_string(g->rank) + " of group " +
                           g->name + "): " + what);
@@ -41,7 +41,7 @@ GroupPtr validate(const char* op, const Tensor& tensor, int peer, bool any_allow
 void finish(const std::shared_ptr<detail::RequestState>& r, Timeout timeout) {
   Timeout t = timeout.count() >= 0 ? timeout : r->group->timeout;
   try {
-    r->engine->wait(*r, Deadline::after(t));
+    r->engine->wait(*r, t);
   } catch (const TimeoutError& e) {
     r->engine->abandon(r,
                        std::string(e.what()) + " (timeout " + std::to_string(t.count()) + " ms)");
@@ -53,26 +53,26 @@ void finish(const std::shared_ptr<detail::RequestState>& r, Timeout timeout) {
 }  // namespace
 
 void send(const Tensor& tensor, int dst, int tag, const Group& group, Timeout timeout) {
-  GroupPtr g = validate("send", tensor, dst, false, tag, group, "dst");
+  const GroupPtr& g = validate("send", tensor, dst, false, tag, group, "dst");
   core::Engine& engine = *core::context("send").engine;
-  if (engine.send_eagerly_now(g, tensor, dst, tag)) return;
+  if (engine.send_eagerly_now(*g, tensor, dst, tag)) return;
   finish(engine.isend(g, tensor, dst, tag, false), timeout);
 }
 
 int recv(const Tensor& tensor, int src, int tag, const Group& group, Timeout timeout) {
-  GroupPtr g = validate("recv", tensor, src, true, tag, group, "src");
+  const GroupPtr& g = validate("recv", tensor, src, true, tag, group, "src");
   auto r = core::context("recv").engine->irecv(g, tensor, src, tag, false);
   finish(r, timeout);
   return r->peer;
 }
 
 Request isend(const Tensor& tensor, int dst, int tag, const Group& group) {
-  GroupPtr g = validate("isend", tensor, dst, false, tag, group, "dst");
+  const GroupPtr& g = validate("isend", tensor, dst, false, tag, group, "dst");
   return Request(core::context("isend").engine->isend(g, tensor, dst, tag, true));
 }
 
 Request irecv(const Tensor& tensor, int src, int tag, const Group& group) {
-  GroupPtr g = validate("irecv", tensor, src, true, tag, group, "src");
+  const GroupPtr& g = validate("irecv", tensor, src, true, tag, group, "src");
   return Request(core::context("irecv").engine->irecv(g, tensor, src, tag, true));
 }
 

@@ -26,7 +26,7 @@ void Request::wait(Timeout timeout) const {
   checked(state_, "wait");
   if (!state_->done.load(std::memory_order_acquire)) {
     Timeout t = timeout.count() >= 0 ? timeout : state_->group->timeout;
-    state_->engine->wait(*state_, Deadline::after(t));
+    state_->engine->wait(*state_, t);
   }
   if (state_->error) std::rethrow_exception(state_->error);
 }

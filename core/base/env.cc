@@ -19,7 +19,7 @@ const std::vector<Variable>& weft_variables() {
        "largest message (bytes) sent eagerly; larger ones wait for the receiver"},
       {"WEFT_EAGER_WINDOW", "4M",
        "bytes of eager messages a sender may have unconsumed at one receiver"},
-      {"WEFT_SPIN_US", "50 (5 when ranks outnumber cores)",
+      {"WEFT_SPIN_US", "1000 (5 when ranks outnumber cores)",
        "microseconds a blocking call busy-polls before it sleeps in epoll"},
       {"WEFT_LAUNCHER_STORE", "0",
        "1: the launcher hosts the rendezvous store at MASTER_ADDR:MASTER_PORT (set by "
@@ -47,14 +47,14 @@ int64_t get_int(const char* name, int64_t fallback, int64_t min, int64_t max) {
   return parsed;
 }
 
-uint64_t get_bytes(const char* name, uint64_t fallback) {
-  auto value = get(name);
-  if (!value) return fallback;
+std::optional<uint64_t> parse_bytes(const std::string& text) {
+  if (text.empty() || text.front() == '-') return std::nullopt;
   errno = 0;
   char* end = nullptr;
-  unsigned long long parsed = std::strtoull(value->c_str(), &end, 10);
+  unsigned long long parsed = std::strtoull(text.c_str(), &end, 10);
+  if (errno != 0 || end == text.c_str()) return std::nullopt;
   uint64_t scale = 1;
-  if (end != value->c_str() && *end != '\0' && end[1] == '\0') {
+  if (*end != '\0' && end[1] == '\0') {
     switch (*end) {
       case 'k':
       case 'K':
@@ -75,12 +75,19 @@ uint64_t get_bytes(const char* name, uint64_t fallback) {
         break;
     }
   }
-  if (errno != 0 || end == value->c_str() || *end != '\0' || value->front() == '-' ||
-      parsed > UINT64_MAX / scale) {
+  if (*end != '\0' || parsed > UINT64_MAX / scale) return std::nullopt;
+  return parsed * scale;
+}
+
+uint64_t get_bytes(const char* name, uint64_t fallback) {
+  auto value = get(name);
+  if (!value) return fallback;
+  auto bytes = parse_bytes(*value);
+  if (!bytes) {
     throw InvalidArgument(std::string(name) + "=" + *value +
                           ": expected a byte count such as 65536, 64K, 4M or 1G");
   }
-  return parsed * scale;
+  return *bytes;
 }
 
 std::chrono::milliseconds get_seconds(const char* name, std::chrono::milliseconds fallback) {

@@ -28,6 +28,9 @@ int64_t get_int(const char* name, int64_t fallback, int64_t min, int64_t max);
 // A byte count such as 65536, 64K, 4M or 1G; `fallback` when unset.
 uint64_t get_bytes(const char* name, uint64_t fallback);
 
+// Parses a byte count as get_bytes() does; nullopt if `text` is not one.
+std::optional<uint64_t> parse_bytes(const std::string& text);
+
 // A duration in seconds (fractions allowed); `fallback` when unset.
 std::chrono::milliseconds get_seconds(const char* name, std::chrono::milliseconds fallback);
 

@@ -25,11 +25,6 @@ Level parse_level() {
   return Level::kWarn;
 }
 
-Level threshold() {
-  static const Level level = parse_level();
-  return level;
-}
-
 std::atomic<int> g_rank{-1};
 
 const std::string& host_name() {
@@ -57,7 +52,10 @@ const char* level_name(Level level) {
 
 }  // namespace
 
-bool enabled(Level level) { return level != Level::kNone && level <= threshold(); }
+Level threshold() {
+  static const Level level = parse_level();
+  return level;
+}
 
 void set_rank(int rank) { g_rank.store(rank); }
 

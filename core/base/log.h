@@ -9,7 +9,12 @@ namespace weft::log {
 
 enum class Level { kNone = 0, kWarn = 1, kInfo = 2, kTrace = 3 };
 
-bool enabled(Level level);
+// The level WEFT_DEBUG asks for, read once.
+Level threshold();
+inline bool enabled(Level level) {
+  static const Level wanted = threshold();
+  return level != Level::kNone && level <= wanted;
+}
 // The world rank shown in each line; -1 (before init) shows "-".
 void set_rank(int rank);
 

@@ -2,6 +2,7 @@
 // by init_process_group, torn down by destroy_process_group.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 
@@ -26,13 +27,22 @@ struct Context {
   std::shared_ptr<const detail::GroupState> world;
 };
 
+// Set once per init/destroy; read on every operation, hence atomic rather than locked.
+extern std::atomic<Context*> g_context;
+[[noreturn]] void throw_not_initialized(const char* op);
+
 // The current context. Throws Error(kState) naming `op` when weft is not initialized.
-Context& context(const char* op);
+inline Context& context(const char* op) {
+  Context* c = g_context.load(std::memory_order_acquire);
+  if (c == nullptr) [[unlikely]]
+    throw_not_initialized(op);
+  return *c;
+}
 bool has_context();
 void install_context(std::unique_ptr<Context> context);
 std::unique_ptr<Context> remove_context();
 
 // The state behind a Group handle; the world for a default-constructed one.
-std::shared_ptr<const detail::GroupState> resolve_group(const Group& group, const char* op);
+const std::shared_ptr<const detail::GroupState>& resolve_group(const Group& group, const char* op);
 
 }  // namespace weft::core

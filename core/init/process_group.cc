@@ -53,7 +53,7 @@ core::EngineOptions engine_options(const std::vector<core::PeerRecord>& records,
   unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   o.oversubscribed = local > static_cast<int>(cores);
   o.spin = std::chrono::microseconds(
-      env::get_int("WEFT_SPIN_US", o.oversubscribed ? 5 : 50, 0, 10'000'000));
+      env::get_int("WEFT_SPIN_US", o.oversubscribed ? 5 : 1000, 0, 10'000'000));
   return o;
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstring>
 
+#include "core/base/log.h"
 #include "core/p2p/protocol.h"
 #include "weft/error.h"
 
@@ -57,16 +58,21 @@ std::string Engine::peer_name(int world_rank) const {
 // Posting operations
 
 Engine::RequestPtr Engine::make_request(OpKind kind, GroupPtr group, const Tensor& tensor, int peer,
-                                        int tag, bool user_async) {
+                                        int tag) {
   int peer_world = peer < 0 ? -1 : group->world_ranks[peer];
   auto r =
       std::make_shared<RequestState>(kind, this, std::move(group), tensor, peer_world, peer, tag);
-  r->user_async = user_async;
-  if (user_async) {
-    if (async_outstanding_++ == 0 && blocking_waiters_ == 0) progress_cv_.notify_one();
-  }
   link_pending(r);
   return r;
+}
+
+// Only a request still pending after it was posted needs the progress thread; counting
+// the many that complete at once (eager sends) would wake it for nothing, and a wake-up
+// is a system call on the caller's path.
+void Engine::count_if_outstanding(const RequestPtr& r) {
+  if (r->done.load(std::memory_order_relaxed)) return;
+  r->user_async = true;
+  if (async_outstanding_++ == 0 && blocking_waiters_ == 0) progress_cv_.notify_one();
 }
 
 void Engine::link_pending(const RequestPtr& r) {
@@ -90,7 +96,7 @@ std::vector<Engine::RequestPtr> Engine::pending_requests() const {
   return out;
 }
 
-Engine::Comm& Engine::comm(uint32_t id) {
+Engine::Comm& Engine::create_comm(uint32_t id) {
   if (id >= comms_.size()) comms_.resize(id + 1);
   if (!comms_[id]) {
     comms_[id] = std::make_unique<Comm>();
@@ -107,37 +113,47 @@ void Engine::complete(const RequestPtr& request, std::exception_ptr error) {
   keep->error = error;
   unlink_pending(*keep);
   if (keep->user_async) --async_outstanding_;
+  WEFT_LOG(TRACE) << "completed " << keep->describe() << ", " << keep->bytes << " B"
+                  << (error ? " (failed)" : "");
   keep->done.store(true, std::memory_order_release);
 }
 
 Engine::RequestPtr Engine::isend(GroupPtr group, const Tensor& tensor, int dst, int tag,
                                  bool user_async) {
   std::lock_guard<std::mutex> lock(mutex_);
-  caller_activity_.fetch_add(1, std::memory_order_relaxed);
-  RequestPtr r = make_request(OpKind::kSend, group, tensor, dst, tag, user_async);
+  note_caller_activity();
+  RequestPtr r = make_request(OpKind::kSend, std::move(group), tensor, dst, tag);
+  post_send(r);
+  if (user_async) count_if_outstanding(r);
+  return r;
+}
+
+void Engine::post_send(const RequestPtr& r) {
+  const Tensor& tensor = r->tensor;
   r->bytes = tensor.bytes();
   if (shut_down_) {
     fail(r, std::make_exception_ptr(Error(
                 ErrorCode::kState, r->describe() + ": the process group has been destroyed")));
-    return r;
+    return;
   }
   if (r->peer_world == rank_) {
     send_to_self(r);
-    return r;
+    return;
   }
   Peer& p = peers_[r->peer_world];
   if (p.link->failed()) p.link->progress();  // reports a failure not yet seen
   if (!p.failure.empty()) {
     fail(r, std::make_exception_ptr(PeerError(r->peer_world, r->describe() + ": " + p.failure)));
-    return r;
+    return;
   }
-  FrameHeader h = message_header(*group, tensor, tag, r->peer_world);
+  FrameHeader h = message_header(*r->group, tensor, r->tag, r->peer_world);
   uint64_t charge = r->bytes + kEagerOverheadBytes;
   if (r->bytes <= options_.eager_limit && charge <= p.eager_credit) {
     p.eager_credit -= charge;
     h.kind = static_cast<uint8_t>(FrameKind::kEager);
     h.payload_bytes = r->bytes;
     r->stage = OpStage::kEagerQueued;
+    trace_frame(true, r->peer_world, h);
     if (p.link->send(h, tensor.data(), r.get())) complete(r);
   } else {
     r->id = next_id_++;
@@ -145,10 +161,10 @@ Engine::RequestPtr Engine::isend(GroupPtr group, const Tensor& tensor, int dst, 
     h.send_id = r->id;
     r->stage = OpStage::kAwaitingCts;
     rendezvous_sends_.emplace(r->id, r);
+    trace_frame(true, r->peer_world, h);
     p.link->send(h, nullptr, nullptr);
   }
   after_send(p);
-  return r;
 }
 
 FrameHeader Engine::message_header(const detail::GroupState& group, const Tensor& tensor, int tag,
@@ -163,50 +179,58 @@ FrameHeader Engine::message_header(const detail::GroupState& group, const Tensor
   return h;
 }
 
-bool Engine::send_eagerly_now(const GroupPtr& group, const Tensor& tensor, int dst, int tag) {
+bool Engine::send_eagerly_now(const detail::GroupState& group, const Tensor& tensor, int dst,
+                              int tag) {
   std::lock_guard<std::mutex> lock(mutex_);
-  int world_peer = group->world_ranks[dst];
+  int world_peer = group.world_ranks[dst];
   if (shut_down_ || world_peer == rank_) return false;
   Peer& p = peers_[world_peer];
   if (!p.link || !p.failure.empty() || p.link->failed()) return false;
   uint64_t bytes = tensor.bytes(), charge = bytes + kEagerOverheadBytes;
   if (bytes > options_.eager_limit || charge > p.eager_credit) return false;
-  caller_activity_.fetch_add(1, std::memory_order_relaxed);
-  FrameHeader h = message_header(*group, tensor, tag, world_peer);
+  note_caller_activity();
+  FrameHeader h = message_header(group, tensor, tag, world_peer);
   h.kind = static_cast<uint8_t>(FrameKind::kEager);
   h.payload_bytes = bytes;
   p.eager_credit -= charge;
+  trace_frame(true, world_peer, h);
   p.link->send(h, tensor.data(), nullptr);
   after_send(p);
   if (!p.failure.empty())
-    throw PeerError(world_peer, "send by rank " + std::to_string(group->rank) + " to rank " +
+    throw PeerError(world_peer, "send by rank " + std::to_string(group.rank) + " to rank " +
                                     std::to_string(dst) + " (tag " + std::to_string(tag) +
-                                    ", group " + group->name + "): " + p.failure);
+                                    ", group " + group.name + "): " + p.failure);
   return true;
 }
 
 Engine::RequestPtr Engine::irecv(GroupPtr group, const Tensor& tensor, int src, int tag,
                                  bool user_async) {
   std::lock_guard<std::mutex> lock(mutex_);
-  caller_activity_.fetch_add(1, std::memory_order_relaxed);
-  RequestPtr r = make_request(OpKind::kRecv, group, tensor, src, tag, user_async);
+  note_caller_activity();
+  RequestPtr r = make_request(OpKind::kRecv, std::move(group), tensor, src, tag);
+  post_recv(r);
+  if (user_async) count_if_outstanding(r);
+  return r;
+}
+
+void Engine::post_recv(const RequestPtr& r) {
+  const int src = r->peer, tag = r->tag;
   if (shut_down_) {
     fail(r, std::make_exception_ptr(Error(
                 ErrorCode::kState, r->describe() + ": the process group has been destroyed")));
-    return r;
+    return;
   }
   // A message that arrived before its sender failed is still delivered.
   if (auto message = matcher(r->group->comm).take_unexpected(src, tag)) {
     deliver_unexpected(r, message);
-    return r;
+    return;
   }
   if (r->peer_world >= 0 && r->peer_world != rank_ && !peers_[r->peer_world].failure.empty()) {
     fail(r, std::make_exception_ptr(
                 PeerError(r->peer_world, r->describe() + ": " + peers_[r->peer_world].failure)));
-    return r;
+    return;
   }
   matcher(r->group->comm).add_posted(r);
-  return r;
 }
 
 void Engine::send_to_self(const RequestPtr& send) {
@@ -253,6 +277,7 @@ void Engine::send_to_self(const RequestPtr& send) {
 void Engine::send_control(int world_peer, const FrameHeader& header) {
   Peer& p = peers_[world_peer];
   if (!p.failure.empty() || !p.link || p.link->failed()) return;
+  trace_frame(true, world_peer, header);
   p.link->send(header, nullptr, nullptr);
   after_send(p);
 }

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "core/base/deadline.h"
+#include "core/base/log.h"
 #include "core/p2p/matcher.h"
 #include "core/p2p/request_state.h"
 #include "transport/link.h"
@@ -64,11 +65,11 @@ class Engine final : public transport::LinkHandler {
   // The fast path of a blocking send: when the message can go eagerly right now, sends
   // it (the link copies whatever the socket does not take at once) and returns true,
   // without creating a request. False: use isend. Throws PeerError if the link fails.
-  bool send_eagerly_now(const GroupPtr& group, const Tensor& tensor, int dst, int tag);
+  bool send_eagerly_now(const detail::GroupState& group, const Tensor& tensor, int dst, int tag);
 
-  // Blocks until `request` completes; throws its error, or TimeoutError at `deadline`
-  // (the request stays pending).
-  void wait(detail::RequestState& request, Deadline deadline);
+  // Blocks until `request` completes; throws its error, or TimeoutError once `timeout`
+  // has passed (the request stays pending).
+  void wait(detail::RequestState& request, Timeout timeout);
   // Progress without blocking, then whether `request` has completed.
   bool test(detail::RequestState& request);
   // A blocking call gave up on `request`: fail it with TimeoutError(`why`) and make sure
@@ -117,7 +118,10 @@ class Engine final : public transport::LinkHandler {
   transport::FrameHeader message_header(const detail::GroupState& group, const Tensor& tensor,
                                         int tag, int world_peer);
   RequestPtr make_request(detail::OpKind kind, GroupPtr group, const Tensor& tensor, int peer,
-                          int tag, bool user_async);
+                          int tag);
+  void post_send(const RequestPtr& send);
+  void post_recv(const RequestPtr& recv);
+  void count_if_outstanding(const RequestPtr& request);
   void complete(const RequestPtr& request, std::exception_ptr error = nullptr);
   void fail(const RequestPtr& request, std::exception_ptr error) { complete(request, error); }
 
@@ -132,12 +136,23 @@ class Engine final : public transport::LinkHandler {
   void send_control(int world_peer, const transport::FrameHeader& header);
   void after_send(Peer& peer);
   void protocol_error(int world_peer, const std::string& what);
+  // WEFT_DEBUG=TRACE: one line per frame sent or received.
+  void trace_frame(bool outgoing, int world_peer, const transport::FrameHeader& header) const {
+    if (log::enabled(log::Level::kTrace)) [[unlikely]]
+      log_frame(outgoing, world_peer, header);
+  }
+  void log_frame(bool outgoing, int world_peer, const transport::FrameHeader& header) const;
   // Matching state of one group, found by its comm id.
   struct Comm {
     Matcher matcher;
     std::vector<uint64_t> send_seq, recv_seq;  // by world rank of the peer
   };
-  Comm& comm(uint32_t id);
+  Comm& comm(uint32_t id) {
+    if (id < comms_.size() && comms_[id]) [[likely]]
+      return *comms_[id];
+    return create_comm(id);
+  }
+  Comm& create_comm(uint32_t id);
   Matcher& matcher(uint32_t id) { return comm(id).matcher; }
   void link_pending(const RequestPtr& request);
   void unlink_pending(detail::RequestState& request);
@@ -168,6 +183,11 @@ class Engine final : public transport::LinkHandler {
   // Counts callers' polls and posts; the progress thread stays out of the way while it
   // keeps changing (cheaper than reading the clock on every call).
   std::atomic<uint64_t> caller_activity_{0};
+  // With mutex_ held, so a plain store suffices (no locked read-modify-write).
+  void note_caller_activity() {
+    caller_activity_.store(caller_activity_.load(std::memory_order_relaxed) + 1,
+                           std::memory_order_relaxed);
+  }
   bool shut_down_ = false;
   int epoll_fd_ = -1;
   std::thread progress_thread_;

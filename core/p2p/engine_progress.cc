@@ -2,6 +2,8 @@
 #include <sched.h>
 #include <sys/epoll.h>
 
+#include <optional>
+
 #include "core/p2p/engine.h"
 #include "weft/error.h"
 
@@ -37,7 +39,7 @@ void Engine::poll_links() {
 }
 
 void Engine::poll_for_caller(const RequestState* request, unsigned iteration) {
-  caller_activity_.fetch_add(1, std::memory_order_relaxed);
+  note_caller_activity();
   int peer = request ? request->peer_world : -1;
   if (peer >= 0 && peer != rank_ && iteration % 8 != 7) {
     Peer& p = peers_[peer];
@@ -57,7 +59,7 @@ bool Engine::test(RequestState& request) {
   return request.done.load(std::memory_order_acquire);
 }
 
-void Engine::wait(RequestState& request, Deadline deadline) {
+void Engine::wait(RequestState& request, Timeout timeout) {
   if (!request.done.load(std::memory_order_acquire)) {
     blocking_waiters_.fetch_add(1);
     struct Leave {
@@ -71,7 +73,10 @@ void Engine::wait(RequestState& request, Deadline deadline) {
         }
       }
     } leave{this};
-    auto spin_until = Deadline::Clock::now() + options_.spin;
+    // The clock is read only once the first poll has not finished the request: a
+    // request that completes at once (the common case for small messages) never pays.
+    std::optional<Deadline> deadline;
+    Deadline::Clock::time_point spin_until;
     bool spinning = true;
     for (unsigned iteration = 0;; ++iteration) {
       {
@@ -79,8 +84,12 @@ void Engine::wait(RequestState& request, Deadline deadline) {
         poll_for_caller(&request, iteration);
       }
       if (request.done.load(std::memory_order_acquire)) break;
+      if (!deadline) {
+        deadline = Deadline::after(timeout);
+        spin_until = Deadline::Clock::now() + options_.spin;
+      }
       if (spinning && iteration % kPollsPerClockRead != 0) continue;
-      if (deadline.expired()) {
+      if (deadline->expired()) {
         std::lock_guard<std::mutex> lock(mutex_);
         if (!request.done.load(std::memory_order_acquire)) {
           throw TimeoutError(request.describe() + ": not completed before the deadline; " +
@@ -95,7 +104,7 @@ void Engine::wait(RequestState& request, Deadline deadline) {
       }
       spinning = false;
       epoll_event event;
-      epoll_wait(epoll_fd_, &event, 1, deadline.poll_ms(kSleepSliceMs));
+      epoll_wait(epoll_fd_, &event, 1, deadline->poll_ms(kSleepSliceMs));
     }
   }
   if (request.error) std::rethrow_exception(request.error);

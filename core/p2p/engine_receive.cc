@@ -148,7 +148,16 @@ void Engine::consume_credit(int world_peer, uint64_t bytes) {
   }
 }
 
+void Engine::log_frame(bool outgoing, int world_peer, const FrameHeader& h) const {
+  WEFT_LOG(TRACE) << (outgoing ? "sending " : "received ") << frame_kind_name(h.kind)
+                  << (outgoing ? " to " : " from ") << peer_name(world_peer) << ": group " << h.comm
+                  << " src " << h.src << " tag " << h.tag << " seq " << h.seq << " message "
+                  << h.msg_bytes << " B, payload " << h.payload_bytes << " B at " << h.offset
+                  << ", send_id " << h.send_id << " recv_id " << h.recv_id;
+}
+
 void Engine::on_frame(int peer, const FrameHeader& h) {
+  trace_frame(false, peer, h);
   Peer& p = peers_[peer];
   p.incoming = Incoming{};
   switch (static_cast<FrameKind>(h.kind)) {
@@ -220,6 +229,7 @@ void Engine::on_frame(int peer, const FrameHeader& h) {
       data.msg_bytes = send->bytes;
       send->stage = OpStage::kStreaming;
       send->remote_id = h.recv_id;  // kept to cancel the stream if the send is abandoned
+      trace_frame(true, peer, data);
       p.link->send_stream(data, send->tensor.data(), send->bytes, send.get());
       after_send(p);
       return;

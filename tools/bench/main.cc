@@ -24,8 +24,21 @@ int usage(const char* why) {
 }
 
 uint64_t parse_bytes(const char* flag, const char* text) {
-  setenv("WEFT_BENCH_ARG", text, 1);  // reuse the one byte-count parser weft has
-  return weft::env::get_bytes("WEFT_BENCH_ARG", 0);
+  auto bytes = weft::env::parse_bytes(text);
+  if (!bytes) {
+    throw weft::InvalidArgument(std::string(flag) + " " + text +
+                                ": expected a byte count such as 65536, 64K, 4M or 1G");
+  }
+  return *bytes;
+}
+
+int parse_count(const char* flag, const char* text) {
+  char* end = nullptr;
+  long n = std::strtol(text, &end, 10);
+  if (end == text || *end != '\0' || n < 1 || n > 100000000) {
+    throw weft::InvalidArgument(std::string(flag) + " " + text + ": expected a positive count");
+  }
+  return static_cast<int>(n);
 }
 
 void write_json(const std::string& path, const std::vector<weft::bench::PingPongRow>& rows) {
@@ -59,18 +72,19 @@ int main(int argc, char** argv) {
       std::string flag = argv[i];
       if (i + 1 >= argc) return usage(("missing value after " + flag).c_str());
       const char* value = argv[++i];
-      if (flag == "--min-bytes")
-        options.min_bytes = std::max<uint64_t>(1, parse_bytes(argv[i - 1], value));
-      else if (flag == "--max-bytes")
-        options.max_bytes = parse_bytes(argv[i - 1], value);
-      else if (flag == "--iters")
-        options.iterations = std::atoi(value);
-      else if (flag == "--window")
-        options.window = std::max(1, std::atoi(value));
-      else if (flag == "--json")
+      if (flag == "--min-bytes") {
+        options.min_bytes = std::max<uint64_t>(1, parse_bytes("--min-bytes", value));
+      } else if (flag == "--max-bytes") {
+        options.max_bytes = parse_bytes("--max-bytes", value);
+      } else if (flag == "--iters") {
+        options.iterations = parse_count("--iters", value);
+      } else if (flag == "--window") {
+        options.window = parse_count("--window", value);
+      } else if (flag == "--json") {
         options.json_path = value;
-      else
+      } else {
         return usage(("unknown option " + flag).c_str());
+      }
     }
     if (options.min_bytes > options.max_bytes) return usage("--min-bytes exceeds --max-bytes");
     weft::init_process_group();
@@ -84,6 +98,8 @@ int main(int argc, char** argv) {
     auto rows = weft::bench::run_pingpong(options);
     if (weft::get_rank() == 0 && !options.json_path.empty()) write_json(options.json_path, rows);
     weft::destroy_process_group();
+  } catch (const weft::InvalidArgument& e) {
+    return usage(e.what());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "weft-bench: %s\n", e.what());
     return 1;

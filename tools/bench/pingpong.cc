@@ -29,8 +29,10 @@ int window_for(uint64_t bytes, int requested) {
                                                static_cast<uint64_t>(requested)));
 }
 
-// Timings are taken in batches and the median batch is reported: on a shared machine a
-// descheduled process can stall a few batches by milliseconds, which would swamp a mean.
+// Timings are taken in batches, weft's and the baseline's in alternation so that both
+// see the same machine conditions, and the median batch of each is reported: on a
+// shared machine a descheduled process can stall a batch by milliseconds, which would
+// swamp a mean, and a machine can change speed during a run.
 constexpr int kBatches = 15;
 
 double median(std::vector<double> v) {
@@ -38,28 +40,38 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-// One side of a ping-pong over some transport: `send` and `recv` of the whole buffer.
-// Returns the half round trip in microseconds.
+// Runs `batch_a` and `batch_b` alternately `batches` times each (after one warm-up of
+// each) and returns the median seconds of each.
+template <typename A, typename B>
+std::pair<double, double> alternate(int batches, A batch_a, B batch_b) {
+  batch_a();
+  batch_b();
+  std::vector<double> a, b;
+  for (int i = 0; i < batches; ++i) {
+    auto start = Clock::now();
+    batch_a();
+    a.push_back(seconds_since(start));
+    start = Clock::now();
+    batch_b();
+    b.push_back(seconds_since(start));
+  }
+  return {median(a), median(b)};
+}
+
+// `count` ping-pong exchanges of one rank with `send` and `recv` of the whole buffer.
 template <typename Send, typename Recv>
-double pingpong_us(int rank, int iterations, Send send, Recv recv) {
-  auto exchange = [&] {
-    if (rank == 0) {
-      send();
-      recv();
-    } else {
-      recv();
-      send();
+auto pingpong(int rank, int count, Send send, Recv recv) {
+  return [=] {
+    for (int i = 0; i < count; ++i) {
+      if (rank == 0) {
+        send();
+        recv();
+      } else {
+        recv();
+        send();
+      }
     }
   };
-  for (int i = 0; i < std::max(10, iterations / 10); ++i) exchange();  // warm-up
-  const int per_batch = std::max(1, iterations / kBatches);
-  std::vector<double> batches;
-  for (int b = 0; b < kBatches; ++b) {
-    auto start = Clock::now();
-    for (int i = 0; i < per_batch; ++i) exchange();
-    batches.push_back(seconds_since(start) * 1e6 / (2.0 * per_batch));
-  }
-  return median(batches);
 }
 
 }  // namespace
@@ -88,13 +100,19 @@ std::vector<PingPongRow> run_pingpong(const PingPongOptions& options) {
     weft::Tensor ack_t(ack.data(), 1, DType::kUInt8);
     PingPongRow row{bytes, 0, 0, 0, 0, 0};
 
-    row.weft_us = pingpong_us(
-        rank, iters, [&] { weft::send(out_t, peer); }, [&] { weft::recv(in_t, peer); });
+    const int per_batch = std::max(1, iters / kBatches);
+    auto [weft_s, raw_s] = alternate(
+        kBatches,
+        pingpong(
+            rank, per_batch, [&] { weft::send(out_t, peer); }, [&] { weft::recv(in_t, peer); }),
+        pingpong(
+            rank, per_batch, [&] { raw.send(out.data(), bytes); },
+            [&] { raw.recv(in.data(), bytes); }));
+    row.weft_us = weft_s * 1e6 / (2.0 * per_batch);
+    row.baseline_us = raw_s * 1e6 / (2.0 * per_batch);
     if (rank == 1) {
       for (uint64_t i = 0; i < bytes; ++i) row.wrong += in[i] != out[i];
     }
-    row.baseline_us = pingpong_us(
-        rank, iters, [&] { raw.send(out.data(), bytes); }, [&] { raw.recv(in.data(), bytes); });
 
     // Streaming: rank 0 keeps `window` messages in flight, rank 1 acknowledges each
     // window; bandwidth counts payload bytes only.
@@ -115,18 +133,9 @@ std::vector<PingPongRow> run_pingpong(const PingPongOptions& options) {
       if (rank == 0) raw.recv(ack.data(), 1);
       if (rank == 1) raw.send(ack.data(), 1);
     };
-    auto gbps = [&](auto&& stream) {
-      stream();  // warm-up
-      std::vector<double> samples;
-      for (int r = 0; r < rounds; ++r) {
-        auto start = Clock::now();
-        stream();
-        samples.push_back(static_cast<double>(bytes) * window / seconds_since(start) / 1e9);
-      }
-      return median(samples);
-    };
-    row.weft_gbps = gbps(weft_stream);
-    row.baseline_gbps = gbps(raw_stream);
+    auto [weft_window_s, raw_window_s] = alternate(rounds, weft_stream, raw_stream);
+    row.weft_gbps = static_cast<double>(bytes) * window / weft_window_s / 1e9;
+    row.baseline_gbps = static_cast<double>(bytes) * window / raw_window_s / 1e9;
 
     // Rank 1 counted wrong bytes; rank 0 prints.
     uint64_t wrong = row.wrong;

@@ -14,9 +14,11 @@
 namespace weft::tcp {
 namespace {
 
-constexpr size_t kStagingBytes = 64 << 10;
+// Small enough that a large payload's first piece, which lands here, is cheap to copy
+// out; large enough to take hundreds of small frames in one system call.
+constexpr size_t kStagingBytes = 16 << 10;
 // Payload pieces at least this large bypass the staging buffer.
-constexpr uint64_t kDirectReadBytes = 16 << 10;
+constexpr uint64_t kDirectReadBytes = 4 << 10;
 // Bounds the work of one progress() call on one link, so that a fast sender cannot
 // starve the engine's other links.
 constexpr int kMaxReadsPerProgress = 64;

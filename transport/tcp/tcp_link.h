@@ -1,6 +1,6 @@
 // TcpLink: a Link over one connected TCP socket. Frames are written with writev,
 // gathering queued frames into one system call; control frames overtake the pieces of
-// large streams. Incoming bytes are read into a 64 KiB staging buffer and copied out,
+// large streams. Incoming bytes are read into a 16 KiB staging buffer and copied out,
 // except large payloads, which are read straight into their target.
 #pragma once
 
