@@ -1,7 +1,9 @@
 // Point-to-point semantics between real processes: sizes, ordering, wildcards, self.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <numeric>
+#include <thread>
 #include <vector>
 
 #include "tests/harness/multiprocess.h"
@@ -175,6 +177,33 @@ TEST(PointToPoint, IsCompletedNeverBlocksAndRequestsProgressInBackground) {
       EXPECT_TRUE(s.is_completed());
       s.wait();
     }
+    weft::destroy_process_group();
+  }));
+}
+
+TEST(PointToPoint, SeveralThreadsCommunicateAtOnce) {
+  // Four threads per rank, each with a tag of its own, mixing small and large messages
+  // in both directions: the engine's lock and progress must serve them all.
+  constexpr int kThreads = 4, kRounds = 40;
+  expect_all_succeeded(run_ranks(2, [](int rank) {
+    weft::init_process_group();
+    std::vector<std::thread> threads;
+    std::atomic<int> wrong{0};
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([rank, t, &wrong] {
+        for (int round = 0; round < kRounds; ++round) {
+          size_t bytes = round % 4 == 3 ? 300000 : 64 + t;
+          auto out = pattern(bytes, rank * 1000 + t * 100 + round);
+          std::vector<uint8_t> in(bytes);
+          weft::Request s = weft::isend(weft::view(out), 1 - rank, t);
+          weft::recv(weft::view(in), 1 - rank, t);
+          s.wait();
+          if (in != pattern(bytes, (1 - rank) * 1000 + t * 100 + round)) ++wrong;
+        }
+      });
+    }
+    for (auto& th : threads) th.join();
+    EXPECT_EQ(wrong.load(), 0);
     weft::destroy_process_group();
   }));
 }

@@ -6,7 +6,7 @@
 // matches its source and tag. The receive buffer may be larger than the message (the
 // Request says how many bytes arrived) but its dtype must be the sender's; a message
 // larger than the buffer fails the receive with InvalidArgument and writes nothing.
-// Zero-byte messages are allowed.
+// Zero-byte messages are allowed. Several threads may communicate at once.
 #pragma once
 
 #include "weft/group.h"

@@ -33,7 +33,8 @@ int get_rank();        // rank in the world group
 int get_world_size();  // size of the world group
 
 // Leaves the job: finishes sending what is queued, tells every peer this rank is
-// leaving, and closes all links. Pending requests fail with an Error saying so.
+// leaving, and closes all links. Pending requests fail with an Error saying so. No
+// other thread may be inside a weft call meanwhile.
 void destroy_process_group();
 
 }  // namespace weft
