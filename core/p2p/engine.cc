@@ -120,10 +120,27 @@ void Engine::complete(const RequestPtr& request, std::exception_ptr error) {
 
 Engine::RequestPtr Engine::isend(GroupPtr group, const Tensor& tensor, int dst, int tag,
                                  bool user_async) {
+  return post(OpKind::kSend, std::move(group), tensor, dst, tag, user_async);
+}
+
+Engine::RequestPtr Engine::irecv(GroupPtr group, const Tensor& tensor, int src, int tag,
+                                 bool user_async) {
+  return post(OpKind::kRecv, std::move(group), tensor, src, tag, user_async);
+}
+
+Engine::RequestPtr Engine::post(OpKind kind, GroupPtr group, const Tensor& tensor, int peer,
+                                int tag, bool user_async) {
   std::lock_guard<std::mutex> lock(mutex_);
   note_caller_activity();
-  RequestPtr r = make_request(OpKind::kSend, std::move(group), tensor, dst, tag);
-  post_send(r);
+  RequestPtr r = make_request(kind, std::move(group), tensor, peer, tag);
+  if (shut_down_) {
+    fail(r, std::make_exception_ptr(Error(
+                ErrorCode::kState, r->describe() + ": the process group has been destroyed")));
+  } else if (kind == OpKind::kSend) {
+    post_send(r);
+  } else {
+    post_recv(r);
+  }
   if (user_async) count_if_outstanding(r);
   return r;
 }
@@ -131,11 +148,6 @@ Engine::RequestPtr Engine::isend(GroupPtr group, const Tensor& tensor, int dst, 
 void Engine::post_send(const RequestPtr& r) {
   const Tensor& tensor = r->tensor;
   r->bytes = tensor.bytes();
-  if (shut_down_) {
-    fail(r, std::make_exception_ptr(Error(
-                ErrorCode::kState, r->describe() + ": the process group has been destroyed")));
-    return;
-  }
   if (r->peer_world == rank_) {
     send_to_self(r);
     return;
@@ -203,23 +215,8 @@ bool Engine::send_eagerly_now(const detail::GroupState& group, const Tensor& ten
   return true;
 }
 
-Engine::RequestPtr Engine::irecv(GroupPtr group, const Tensor& tensor, int src, int tag,
-                                 bool user_async) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  note_caller_activity();
-  RequestPtr r = make_request(OpKind::kRecv, std::move(group), tensor, src, tag);
-  post_recv(r);
-  if (user_async) count_if_outstanding(r);
-  return r;
-}
-
 void Engine::post_recv(const RequestPtr& r) {
   const int src = r->peer, tag = r->tag;
-  if (shut_down_) {
-    fail(r, std::make_exception_ptr(Error(
-                ErrorCode::kState, r->describe() + ": the process group has been destroyed")));
-    return;
-  }
   // A message that arrived before its sender failed is still delivered.
   if (auto message = matcher(r->group->comm).take_unexpected(src, tag)) {
     deliver_unexpected(r, message);

@@ -119,6 +119,8 @@ class Engine final : public transport::LinkHandler {
                                         int tag, int world_peer);
   RequestPtr make_request(detail::OpKind kind, GroupPtr group, const Tensor& tensor, int peer,
                           int tag);
+  RequestPtr post(detail::OpKind kind, GroupPtr group, const Tensor& tensor, int peer, int tag,
+                  bool user_async);
   void post_send(const RequestPtr& send);
   void post_recv(const RequestPtr& recv);
   void count_if_outstanding(const RequestPtr& request);
