@@ -46,6 +46,9 @@ class TwoHosts : public ::testing::Test {
            run("ip -n " + ns + " link set " + dev + " up") &&
            run("ip -n " + ns + " link set lo up");
     }
+    // Running a process inside a namespace needs more than creating one (it remounts
+    // /sys), and some containers allow only the latter.
+    ok = ok && run("ip netns exec " + kHostA + " true");
     if (!ok) skip_reason_ = "could not set up the network namespaces";
   }
   static void TearDownTestSuite() {
