@@ -24,7 +24,6 @@ class WireWriter {
     u32(static_cast<uint32_t>(s.size()));
     return raw(s.data(), s.size());
   }
-  const std::string& bytes() const { return out_; }
   std::string take() { return std::move(out_); }
 
  private:

@@ -158,16 +158,12 @@ void Engine::post_send(const RequestPtr& r) {
     fail(r, std::make_exception_ptr(PeerError(r->peer_world, r->describe() + ": " + p.failure)));
     return;
   }
-  FrameHeader h = message_header(*r->group, tensor, r->tag, r->peer_world);
-  uint64_t charge = r->bytes + kEagerOverheadBytes;
-  if (r->bytes <= options_.eager_limit && charge <= p.eager_credit) {
-    p.eager_credit -= charge;
-    h.kind = static_cast<uint8_t>(FrameKind::kEager);
-    h.payload_bytes = r->bytes;
+  if (eager_fits(p, r->bytes)) {
+    FrameHeader h = eager_header(p, *r->group, tensor, r->tag, r->peer_world);
     r->stage = OpStage::kEagerQueued;
-    trace_frame(true, r->peer_world, h);
     if (p.link->send(h, tensor.data(), r.get())) complete(r);
   } else {
+    FrameHeader h = message_header(*r->group, tensor, r->tag, r->peer_world);
     r->id = next_id_++;
     h.kind = static_cast<uint8_t>(FrameKind::kRts);
     h.send_id = r->id;
@@ -198,21 +194,30 @@ bool Engine::send_eagerly_now(const detail::GroupState& group, const Tensor& ten
   if (shut_down_ || world_peer == rank_) return false;
   Peer& p = peers_[world_peer];
   if (!p.link || !p.failure.empty() || p.link->failed()) return false;
-  uint64_t bytes = tensor.bytes(), charge = bytes + kEagerOverheadBytes;
-  if (bytes > options_.eager_limit || charge > p.eager_credit) return false;
+  if (!eager_fits(p, tensor.bytes())) return false;
   note_caller_activity();
-  FrameHeader h = message_header(group, tensor, tag, world_peer);
-  h.kind = static_cast<uint8_t>(FrameKind::kEager);
-  h.payload_bytes = bytes;
-  p.eager_credit -= charge;
-  trace_frame(true, world_peer, h);
+  FrameHeader h = eager_header(p, group, tensor, tag, world_peer);
   p.link->send(h, tensor.data(), nullptr);
   after_send(p);
-  if (!p.failure.empty())
-    throw PeerError(world_peer, "send by rank " + std::to_string(group.rank) + " to rank " +
-                                    std::to_string(dst) + " (tag " + std::to_string(tag) +
-                                    ", group " + group.name + "): " + p.failure);
+  if (!p.failure.empty()) {
+    throw PeerError(world_peer,
+                    detail::describe_op(OpKind::kSend, group, dst, tag) + ": " + p.failure);
+  }
   return true;
+}
+
+bool Engine::eager_fits(const Peer& p, uint64_t bytes) const {
+  return bytes <= options_.eager_limit && bytes + kEagerOverheadBytes <= p.eager_credit;
+}
+
+FrameHeader Engine::eager_header(Peer& p, const detail::GroupState& group, const Tensor& tensor,
+                                 int tag, int world_peer) {
+  FrameHeader h = message_header(group, tensor, tag, world_peer);
+  h.kind = static_cast<uint8_t>(FrameKind::kEager);
+  h.payload_bytes = h.msg_bytes;
+  p.eager_credit -= h.msg_bytes + kEagerOverheadBytes;
+  trace_frame(true, world_peer, h);
+  return h;
 }
 
 void Engine::post_recv(const RequestPtr& r) {

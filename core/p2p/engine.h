@@ -117,6 +117,11 @@ class Engine final : public transport::LinkHandler {
   // takes the next sequence number of that pair.
   transport::FrameHeader message_header(const detail::GroupState& group, const Tensor& tensor,
                                         int tag, int world_peer);
+  // Whether `bytes` may go to `p` eagerly now: small enough, and within its credit.
+  bool eager_fits(const Peer& p, uint64_t bytes) const;
+  // The kEager header of a message to `world_peer`, its credit charged.
+  transport::FrameHeader eager_header(Peer& p, const detail::GroupState& group,
+                                      const Tensor& tensor, int tag, int world_peer);
   RequestPtr make_request(detail::OpKind kind, GroupPtr group, const Tensor& tensor, int peer,
                           int tag);
   RequestPtr post(detail::OpKind kind, GroupPtr group, const Tensor& tensor, int peer, int tag,

@@ -55,7 +55,6 @@ class Matcher {
   }
 
   size_t posted_count() const { return posted_.size(); }
-  size_t unexpected_count() const { return unexpected_.size(); }
 
  private:
   // Deques: matching takes from the front almost always, and they allocate in blocks

@@ -20,6 +20,9 @@ namespace weft::detail {
 
 enum class OpKind : uint8_t { kSend, kRecv };
 
+// e.g. "send by rank 0 to rank 1 (tag 5, group world)"; peer or tag -1 means any.
+std::string describe_op(OpKind kind, const GroupState& group, int peer, int tag);
+
 enum class OpStage : uint8_t {
   kPosted,       // recv: waiting in the posted queue; send: not yet handed to a link
   kEagerQueued,  // send: eager frame queued on the link, not fully written yet
@@ -40,8 +43,7 @@ class RequestState {
         peer(peer),
         tag(tag) {}
 
-  // e.g. "recv from rank 0 (any tag) in group world"
-  std::string describe() const;
+  std::string describe() const { return describe_op(kind, *group, peer, tag); }
 
   const OpKind kind;
   core::Engine* const engine;

@@ -213,42 +213,34 @@ void TcpLink::read() {
   for (int reads = 0; reads < kMaxReadsPerProgress && !failed_; ++reads) {
     if (!consume_staging()) return;
     // Staging is empty here. A large payload piece goes straight to its target.
+    std::byte* target = nullptr;
+    uint64_t want = staging_.size();
     if (in_payload_) {
       uint64_t left = in_header_.payload_bytes - in_payload_done_;
-      std::byte* target = left >= kDirectReadBytes
-                              ? handler_.payload_target(peer_, in_header_, in_payload_done_)
-                              : nullptr;
-      if (target != nullptr) {
-        uint64_t want = std::min(left, kMaxIoBytes);
-        ssize_t n = ::recv(fd_.get(), target, want, MSG_DONTWAIT);
-        if (n > 0) {
-          in_payload_done_ += static_cast<uint64_t>(n);
-          if (in_payload_done_ == in_header_.payload_bytes) {
-            in_payload_ = false;
-            handler_.on_payload_done(peer_, in_header_);
-          }
-          if (static_cast<uint64_t>(n) < want) break;  // drained, as above
-          continue;
-        }
-        if (n == 0) return fail("connection closed by the peer");
-        if (errno == EINTR) continue;
-        if (errno == EAGAIN || errno == EWOULDBLOCK) return;
-        return fail(std::string("receive failed: ") + std::strerror(errno));
-      }
+      if (left >= kDirectReadBytes)
+        target = handler_.payload_target(peer_, in_header_, in_payload_done_);
+      if (target != nullptr) want = std::min(left, kMaxIoBytes);
     }
-    ssize_t n = ::recv(fd_.get(), staging_.data(), staging_.size(), MSG_DONTWAIT);
-    if (n > 0) {
+    ssize_t n = ::recv(fd_.get(), target != nullptr ? target : staging_.data(), want, MSG_DONTWAIT);
+    if (n == 0) return fail("connection closed by the peer");
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) return;
+      return fail(std::string("receive failed: ") + std::strerror(errno));
+    }
+    if (target != nullptr) {
+      in_payload_done_ += static_cast<uint64_t>(n);
+      if (in_payload_done_ == in_header_.payload_bytes) {
+        in_payload_ = false;
+        handler_.on_payload_done(peer_, in_header_);
+      }
+    } else {
       staging_begin_ = 0;
       staging_end_ = static_cast<size_t>(n);
-      // A short read drained the socket: another recv() would only say EAGAIN, and
-      // epoll reports new data anyway. Saving that call matters for small messages.
-      if (static_cast<size_t>(n) < staging_.size()) break;
-      continue;
     }
-    if (n == 0) return fail("connection closed by the peer");
-    if (errno == EINTR) continue;
-    if (errno == EAGAIN || errno == EWOULDBLOCK) return;
-    return fail(std::string("receive failed: ") + std::strerror(errno));
+    // A short read drained the socket: another recv() would only say EAGAIN, and epoll
+    // reports new data anyway. Saving that call matters for small messages.
+    if (static_cast<uint64_t>(n) < want) break;
   }
   consume_staging();
 }
