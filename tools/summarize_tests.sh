@@ -12,8 +12,21 @@ failed_targets=()
 while read -r target; do
   path=${target#//}
   path=${path/://}
-  xml="bazel-testlogs/$path/test.xml"
-  if [ ! -s "$xml" ]; then
+  # A sharded target leaves one report per shard.
+  xmls=()
+  if [ -s "bazel-testlogs/$path/test.xml" ]; then
+    xmls=("bazel-testlogs/$path/test.xml")
+  else
+    for shard in "bazel-testlogs/$path"/shard_*_of_*; do
+      [ -d "$shard" ] || continue
+      if [ ! -s "$shard/test.xml" ]; then
+        xmls=()
+        break
+      fi
+      xmls+=("$shard/test.xml")
+    done
+  fi
+  if [ ${#xmls[@]} -eq 0 ]; then
     failed=$((failed + 1))
     failed_targets+=("$target (no test report)")
     continue
@@ -25,10 +38,10 @@ while read -r target; do
     /<failure/          { if (open) bad = 1 }
     /<\/testcase>/      { if (open) close_case() }
     function close_case() { if (skip) s++; else if (bad) f++; else p++; open = 0 }
-    END                 { print p + 0, f + 0, s + 0 }' "$xml")
+    END                 { print p + 0, f + 0, s + 0 }' "${xmls[@]}")
   if [ "$((p + f + s))" -eq 0 ]; then
     # A target that ran no GoogleTest case at all passes or fails as a whole.
-    if grep -q "<failure" "$xml"; then f=1; else p=1; fi
+    if grep -q "<failure" "${xmls[@]}"; then f=1; else p=1; fi
   fi
   passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
   [ "$f" -gt 0 ] && failed_targets+=("$target")

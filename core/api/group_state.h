@@ -1,7 +1,10 @@
-// GroupState: what a weft::Group handle refers to. Immutable once built.
+// GroupState: what a weft::Group handle refers to. Immutable once built, except for the
+// counter of its collectives and its destroyed flag.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -16,7 +19,37 @@ struct GroupState {
   int rank = -1;                 // this process's group rank; -1 if not a member
   Timeout timeout{};             // default timeout of operations in this group
 
+  // The matching space of the group's collectives (comm + 1): apart from its
+  // point-to-point messages, so that a user's receive never takes a collective's
+  // message. Null in that space itself.
+  std::shared_ptr<const GroupState> collectives;
+  // Tags of successive collectives, so that collectives in flight at once (a blocking
+  // one while an asynchronous one runs) never take each other's messages. Taken in
+  // call order, which every rank shares.
+  mutable std::atomic<uint32_t> next_collective{0};
+  mutable std::atomic<bool> destroyed{false};
+
   int size() const { return static_cast<int>(world_ranks.size()); }
 };
+
+// A group using comm ids `comm` (point-to-point) and `comm + 1` (collectives).
+inline std::shared_ptr<GroupState> make_group_state(uint32_t comm, std::string name,
+                                                    std::vector<int> world_ranks, int rank,
+                                                    Timeout timeout) {
+  auto group = std::make_shared<GroupState>();
+  group->comm = comm;
+  group->name = std::move(name);
+  group->world_ranks = std::move(world_ranks);
+  group->rank = rank;
+  group->timeout = timeout;
+  auto space = std::make_shared<GroupState>();
+  space->comm = comm + 1;
+  space->name = group->name;
+  space->world_ranks = group->world_ranks;
+  space->rank = rank;
+  space->timeout = timeout;
+  group->collectives = std::move(space);
+  return group;
+}
 
 }  // namespace weft::detail

@@ -1,5 +1,6 @@
 #include "weft/request.h"
 
+#include "core/collectives/collective_request.h"
 #include "core/p2p/engine.h"
 #include "core/p2p/request_state.h"
 #include "weft/error.h"
@@ -19,6 +20,8 @@ bool Request::is_completed() const {
   checked(state_, "is_completed");
   // A completed request never touches its engine, which may be gone by now.
   if (state_->done.load(std::memory_order_acquire)) return true;
+  // A collective makes progress in the background thread.
+  if (state_->kind == detail::OpKind::kCollective) return false;
   return state_->engine->test(*state_);
 }
 
@@ -26,7 +29,11 @@ void Request::wait(Timeout timeout) const {
   checked(state_, "wait");
   if (!state_->done.load(std::memory_order_acquire)) {
     Timeout t = timeout.count() >= 0 ? timeout : state_->group->timeout;
-    state_->engine->wait(*state_, t);
+    if (state_->kind == detail::OpKind::kCollective) {
+      static_cast<core::CollectiveRequest&>(*state_).wait(t);
+    } else {
+      state_->engine->wait(*state_, t);
+    }
   }
   if (state_->error) std::rethrow_exception(state_->error);
 }

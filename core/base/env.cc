@@ -21,6 +21,9 @@ const std::vector<Variable>& weft_variables() {
        "bytes of eager messages a sender may have unconsumed at one receiver"},
       {"WEFT_SPIN_US", "1000 (5 when ranks outnumber cores)",
        "microseconds a blocking call busy-polls before it sleeps in epoll"},
+      {"WEFT_ALGO", "(the selection table)",
+       "algorithm per collective, e.g. all_reduce:ring,broadcast:chain (docs/ALGORITHMS.md)"},
+      {"WEFT_SEGMENT_BYTES", "1M", "segment size of pipelined collective algorithms"},
       {"WEFT_LAUNCHER_STORE", "0",
        "1: the launcher hosts the rendezvous store at MASTER_ADDR:MASTER_PORT (set by "
        "weftrun)"},

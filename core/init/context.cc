@@ -24,7 +24,12 @@ std::unique_ptr<Context> remove_context() {
 
 const std::shared_ptr<const detail::GroupState>& resolve_group(const Group& group, const char* op) {
   Context& c = context(op);
-  return group.state() ? group.state() : c.world;
+  if (!group.state()) return c.world;
+  if (group.state()->destroyed.load(std::memory_order_relaxed)) [[unlikely]] {
+    throw InvalidArgument(std::string(op) + " (rank " + std::to_string(c.rank) + "): group " +
+                          group.state()->name + " has been destroyed");
+  }
+  return group.state();
 }
 
 }  // namespace weft::core

@@ -7,6 +7,9 @@
 #include <string>
 
 #include "core/api/group_state.h"
+#include "core/collectives/background.h"
+#include "core/collectives/schedule_cache.h"
+#include "core/collectives/scratch_pool.h"
 #include "core/p2p/engine.h"
 #include "rendezvous/store.h"
 #include "rendezvous/tcp_store_server.h"
@@ -25,6 +28,13 @@ struct Context {
   std::unique_ptr<rendezvous::Store> store;  // the job's namespace in store_connection
   std::unique_ptr<Engine> engine;
   std::shared_ptr<const detail::GroupState> world;
+  // Comm ids of the next new_group (each group takes two); 0 and 1 are the world's.
+  // Every rank creates groups in the same order, so the ids agree.
+  std::atomic<uint32_t> next_comm{2};
+  ScratchPool scratch;
+  ScheduleCache schedules;
+  // Destroyed before the engine, so no asynchronous collective outlives it.
+  Background background;
 };
 
 // Set once per init/destroy; read on every operation, hence atomic rather than locked.

@@ -206,13 +206,9 @@ void init_process_group(const std::string& backend, const std::string& init_meth
   if (connector) connect_peers(*c, records, *connector, job_id, deadline);
   c->engine->start();
 
-  auto world = std::make_shared<detail::GroupState>();
-  world->comm = 0;
-  world->name = "world";
-  for (int r = 0; r < spec.world_size; ++r) world->world_ranks.push_back(r);
-  world->rank = spec.rank;
-  world->timeout = t;
-  c->world = world;
+  std::vector<int> everyone;
+  for (int r = 0; r < spec.world_size; ++r) everyone.push_back(r);
+  c->world = detail::make_group_state(0, "world", std::move(everyone), spec.rank, t);
 
   WEFT_LOG(INFO) << "init_process_group: rank " << spec.rank << " of " << spec.world_size
                  << " ready in " << ms_since(start) << " ms (rendezvous " << rendezvous_ms

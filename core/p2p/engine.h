@@ -19,6 +19,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -70,6 +71,9 @@ class Engine final : public transport::LinkHandler {
   // Blocks until `request` completes; throws its error, or TimeoutError once `timeout`
   // has passed (the request stays pending).
   void wait(detail::RequestState& request, Timeout timeout);
+  // Blocks until at least one of `requests` has completed (successfully or not), or
+  // throws TimeoutError once `timeout` has passed. Throws nothing for failed requests.
+  void wait_any(std::span<detail::RequestState* const> requests, Timeout timeout);
   // Progress without blocking, then whether `request` has completed.
   bool test(detail::RequestState& request);
   // A blocking call gave up on `request`: fail it with TimeoutError(`why`) and make sure

@@ -60,54 +60,68 @@ bool Engine::test(RequestState& request) {
 }
 
 void Engine::wait(RequestState& request, Timeout timeout) {
-  if (!request.done.load(std::memory_order_acquire)) {
-    blocking_waiters_.fetch_add(1);
-    struct Leave {
-      Engine* e;
-      ~Leave() {
-        if (e->blocking_waiters_.fetch_sub(1) == 1 && e->async_outstanding_.load() > 0) {
-          // The progress thread is needed again; wake it under the lock so that the
-          // wake-up cannot slip between its predicate check and its sleep.
-          std::lock_guard<std::mutex> lock(e->mutex_);
-          e->progress_cv_.notify_one();
-        }
-      }
-    } leave{this};
-    // The clock is read only once the first poll has not finished the request: a
-    // request that completes at once (the common case for small messages) never pays.
-    std::optional<Deadline> deadline;
-    Deadline::Clock::time_point spin_until;
-    bool spinning = true;
-    for (unsigned iteration = 0;; ++iteration) {
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        poll_for_caller(&request, iteration);
-      }
-      if (request.done.load(std::memory_order_acquire)) break;
-      if (!deadline) {
-        deadline = Deadline::after(timeout);
-        spin_until = Deadline::Clock::now() + options_.spin;
-      }
-      if (spinning && iteration % kPollsPerClockRead != 0) continue;
-      if (deadline->expired()) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (!request.done.load(std::memory_order_acquire)) {
-          throw TimeoutError(request.describe() + ": not completed before the deadline; " +
-                             pending_state(request));
-        }
-        break;
-      }
-      if (spinning && Deadline::Clock::now() < spin_until) {
-        // Ranks outnumber cores: let the peer we wait for run.
-        if (options_.oversubscribed) sched_yield();
-        continue;
-      }
-      spinning = false;
-      epoll_event event;
-      epoll_wait(epoll_fd_, &event, 1, deadline->poll_ms(kSleepSliceMs));
-    }
-  }
+  RequestState* one[] = {&request};
+  wait_any(one, timeout);
   if (request.error) std::rethrow_exception(request.error);
+}
+
+void Engine::wait_any(std::span<RequestState* const> requests, Timeout timeout) {
+  auto any_done = [&] {
+    for (RequestState* r : requests) {
+      if (r->done.load(std::memory_order_acquire)) return true;
+    }
+    return false;
+  };
+  if (requests.empty() || any_done()) return;
+  blocking_waiters_.fetch_add(1);
+  struct Leave {
+    Engine* e;
+    ~Leave() {
+      if (e->blocking_waiters_.fetch_sub(1) == 1 && e->async_outstanding_.load() > 0) {
+        // The progress thread is needed again; wake it under the lock so that the
+        // wake-up cannot slip between its predicate check and its sleep.
+        std::lock_guard<std::mutex> lock(e->mutex_);
+        e->progress_cv_.notify_one();
+      }
+    }
+  } leave{this};
+  // Direct polling of one peer's link pays off when there is one request to wait for.
+  const RequestState* hint = requests.size() == 1 ? requests[0] : nullptr;
+  // The clock is read only once the first poll has not finished the request: a
+  // request that completes at once (the common case for small messages) never pays.
+  std::optional<Deadline> deadline;
+  Deadline::Clock::time_point spin_until;
+  bool spinning = true;
+  for (unsigned iteration = 0;; ++iteration) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      poll_for_caller(hint, iteration);
+    }
+    if (any_done()) return;
+    if (!deadline) {
+      deadline = Deadline::after(timeout);
+      spin_until = Deadline::Clock::now() + options_.spin;
+    }
+    if (spinning && iteration % kPollsPerClockRead != 0) continue;
+    if (deadline->expired()) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (any_done()) return;
+      std::string what = requests[0]->describe() + ": not completed before the deadline; " +
+                         pending_state(*requests[0]);
+      if (requests.size() > 1) {
+        what += " (and " + std::to_string(requests.size() - 1) + " more operations pending)";
+      }
+      throw TimeoutError(what);
+    }
+    if (spinning && Deadline::Clock::now() < spin_until) {
+      // Ranks outnumber cores: let the peer we wait for run.
+      if (options_.oversubscribed) sched_yield();
+      continue;
+    }
+    spinning = false;
+    epoll_event event;
+    epoll_wait(epoll_fd_, &event, 1, deadline->poll_ms(kSleepSliceMs));
+  }
 }
 
 std::string Engine::pending_state(const RequestState& r) {

@@ -18,7 +18,9 @@ class Engine;
 
 namespace weft::detail {
 
-enum class OpKind : uint8_t { kSend, kRecv };
+// kCollective: an asynchronous collective; such requests never enter the engine (see
+// core/collectives/collective_request.h).
+enum class OpKind : uint8_t { kSend, kRecv, kCollective };
 
 // e.g. "send by rank 0 to rank 1 (tag 5, group world)"; peer or tag -1 means any.
 std::string describe_op(OpKind kind, const GroupState& group, int peer, int tag);

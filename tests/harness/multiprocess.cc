@@ -90,6 +90,14 @@ std::vector<RankResult> run_ranks(int world_size, const std::function<void(int r
         // The parent writes the test report; a child must not overwrite it.
         {"XML_OUTPUT_FILE", ""},
         {"GTEST_OUTPUT", ""},
+        // A sharded test's children run the one test they are told to, whatever shard
+        // the parent is.
+        {"GTEST_SHARD_INDEX", ""},
+        {"GTEST_TOTAL_SHARDS", ""},
+        {"GTEST_SHARD_STATUS_FILE", ""},
+        {"TEST_SHARD_INDEX", ""},
+        {"TEST_TOTAL_SHARDS", ""},
+        {"TEST_SHARD_STATUS_FILE", ""},
     };
     for (const auto& [k, v] : options.env) env[k] = v;
     if (options.rank_env) {

@@ -1,6 +1,6 @@
-// weft-bench pingpong runs end to end under weftrun: one row per size, every field
-// present, no corrupted bytes, and a clear refusal when started with the wrong number of
-// ranks. (How fast it is belongs in docs/BENCHMARKS.md, not in a test.)
+// weft-bench runs end to end under weftrun: pingpong and the collective tables, one
+// row per size with every field present and no wrong results, and clear refusals.
+// (How fast it is belongs in docs/BENCHMARKS.md, not in a test.)
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -49,6 +49,52 @@ TEST(WeftBench, RefusesAWorldOtherThanTwo) {
   auto result = run_weftrun({"-n", "3", kWeftBench, "pingpong"}, {}, std::chrono::seconds(60));
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_NE(result.err.find("needs exactly 2 ranks"), std::string::npos) << result.err;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Every collective, dtype and op at 2 and 3 ranks: #wrong is 0 in every row, and the
+// JSON carries the nccl-tests columns.
+TEST(WeftBench, CollectiveTablesHaveNoWrongResults) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const char* collectives[] = {"all_reduce", "broadcast", "reduce",         "all_gather",
+                               "gather",     "scatter",   "reduce_scatter", "all_to_all"};
+  for (const char* ranks : {"2", "3"}) {
+    for (const char* collective : collectives) {
+      std::string json = std::string(tmp ? tmp : "/tmp") + "/" + collective + ".json";
+      auto result = run_weftrun(
+          {"-n", ranks, kWeftBench, collective, "-b",  "8",  "-e",  "64K", "-f", "64",     "-n",
+           "2",  "-w",  "1",        "-d",       "all", "-o", "all", "-r",  "1",  "--json", json},
+          {}, std::chrono::seconds(120));
+      ASSERT_EQ(result.exit_code, 0) << collective << "\n" << result.out << result.err;
+      EXPECT_NE(result.out.find("#wrong"), std::string::npos) << result.out;
+      std::string doc = read_file(json);
+      std::regex row(
+          R"re(\{"bytes": (\d+), "count": (\d+), "type": "(\w+)", "redop": "(\w+)", "root": (-?\d+), "oop_us": ([0-9.]+), "ip_us": ([0-9.]+), "oop_algbw": [0-9.]+, "oop_busbw": [0-9.]+, "ip_algbw": [0-9.]+, "ip_busbw": [0-9.]+, "oop_wrong": (\d+), "ip_wrong": (\d+)\})re");
+      int rows = 0;
+      for (std::sregex_iterator it(doc.begin(), doc.end(), row), end; it != end; ++it, ++rows) {
+        EXPECT_EQ((*it)[8], "0") << collective << " " << (*it)[3] << " " << (*it)[4];
+        EXPECT_EQ((*it)[9], "0") << collective << " " << (*it)[3] << " " << (*it)[4];
+        EXPECT_GT(std::stod((*it)[6]), 0.0);
+      }
+      // Three sizes (8 B, 512 B, 32 KiB) per dtype, and per op where the collective
+      // reduces: 5 ops on floating dtypes, 8 on integer ones.
+      bool reduces = std::string(collective).find("reduce") != std::string::npos;
+      EXPECT_EQ(rows, reduces ? 3 * (4 * 5 + 6 * 8) : 3 * 10) << collective << "\n" << doc;
+    }
+  }
+}
+
+TEST(WeftBench, RefusesAnUnknownTypeOrOp) {
+  auto result = run_weftrun({"-n", "2", kWeftBench, "all_reduce", "-d", "quad"}, {},
+                            std::chrono::seconds(60));
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.err.find("-d quad: unknown type"), std::string::npos) << result.err;
 }
 
 }  // namespace

@@ -1,7 +1,11 @@
-// weft-bench: benchmarks that compare weft with a baseline measured in the same run.
+// weft-bench: benchmarks that compare weft with a baseline measured in the same run,
+// and the nccl-tests-style tables of the collectives.
 //
 //   weftrun -n 2 weft-bench pingpong [--min-bytes N] [--max-bytes N] [--iters N]
 //                                    [--window N] [--json FILE]
+//   weftrun -n N weft-bench COLLECTIVE [-b BYTES] [-e BYTES] [-f FACTOR] [-n ITERS]
+//                                      [-w WARMUP] [-c 0|1] [-o OP|all] [-d TYPE|all]
+//                                      [-r ROOT] [--json FILE]
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -9,6 +13,7 @@
 #include <string>
 
 #include "core/base/env.h"
+#include "tools/bench/collectives.h"
 #include "tools/bench/pingpong.h"
 #include "weft/weft.h"
 
@@ -19,6 +24,13 @@ int usage(const char* why) {
   std::fprintf(stderr,
                "usage: weftrun -n 2 weft-bench pingpong [--min-bytes N] [--max-bytes N] "
                "[--iters N] [--window N] [--json FILE]\n"
+               "       weftrun -n N weft-bench COLLECTIVE [-b BYTES] [-e BYTES] [-f FACTOR] "
+               "[-n ITERS] [-w WARMUP] [-c 0|1] [-o OP|all] [-d TYPE|all] [-r ROOT] "
+               "[--json FILE]\n"
+               "  COLLECTIVE: all_reduce, broadcast, reduce, all_gather, gather, scatter, "
+               "reduce_scatter, all_to_all\n"
+               "  OP: sum, prod, min, max, avg, band, bor, bxor; TYPE: int8, uint8, int32, "
+               "uint32, int64, uint64, half, bfloat16, float, double (or the dtype names)\n"
                "  sizes accept K, M and G suffixes; --json writes the rows for tools\n");
   return 2;
 }
@@ -59,11 +71,92 @@ void write_json(const std::string& path, const std::vector<weft::bench::PingPong
   if (!out) throw weft::Error(weft::ErrorCode::kInternal, "cannot write " + path);
 }
 
+std::vector<weft::DType> parse_dtypes(const std::string& text) {
+  static const std::pair<const char*, weft::DType> names[] = {
+      {"int8", weft::DType::kInt8},       {"uint8", weft::DType::kUInt8},
+      {"int32", weft::DType::kInt32},     {"int", weft::DType::kInt32},
+      {"uint32", weft::DType::kUInt32},   {"int64", weft::DType::kInt64},
+      {"uint64", weft::DType::kUInt64},   {"half", weft::DType::kFloat16},
+      {"float16", weft::DType::kFloat16}, {"bfloat16", weft::DType::kBFloat16},
+      {"float", weft::DType::kFloat32},   {"float32", weft::DType::kFloat32},
+      {"double", weft::DType::kFloat64},  {"float64", weft::DType::kFloat64}};
+  std::vector<weft::DType> all;
+  for (int d = 0; d < weft::kNumDTypes; ++d) all.push_back(static_cast<weft::DType>(d));
+  if (text == "all") return all;
+  for (const auto& [name, dtype] : names) {
+    if (text == name) return {dtype};
+  }
+  throw weft::InvalidArgument("-d " + text + ": unknown type");
+}
+
+std::vector<weft::ReduceOp> parse_ops(const std::string& text) {
+  std::vector<weft::ReduceOp> all;
+  for (int op = 0; op < weft::kNumReduceOps; ++op) all.push_back(static_cast<weft::ReduceOp>(op));
+  if (text == "all") return all;
+  for (weft::ReduceOp op : all) {
+    if (text == weft::reduce_op_name(op)) return {op};
+  }
+  throw weft::InvalidArgument("-o " + text + ": unknown op");
+}
+
+int run_collective(const std::string& collective, int argc, char** argv) {
+  weft::bench::CollectiveOptions options;
+  options.collective = collective;
+  for (int i = 2; i < argc; ++i) {
+    std::string flag = argv[i];
+    if (i + 1 >= argc) return usage(("missing value after " + flag).c_str());
+    const char* value = argv[++i];
+    if (flag == "-b") {
+      options.min_bytes = std::max<uint64_t>(1, parse_bytes("-b", value));
+    } else if (flag == "-e") {
+      options.max_bytes = parse_bytes("-e", value);
+    } else if (flag == "-f") {
+      options.factor = parse_count("-f", value);
+    } else if (flag == "-n") {
+      options.iterations = parse_count("-n", value);
+    } else if (flag == "-w") {
+      options.warmup = std::string(value) == "0" ? 0 : parse_count("-w", value);
+    } else if (flag == "-c") {
+      options.check = std::string(value) != "0";
+    } else if (flag == "-o") {
+      options.ops = parse_ops(value);
+    } else if (flag == "-d") {
+      options.dtypes = parse_dtypes(value);
+    } else if (flag == "-r") {
+      options.root = std::atoi(value);
+    } else if (flag == "--json") {
+      options.json_path = value;
+    } else {
+      return usage(("unknown option " + flag).c_str());
+    }
+  }
+  if (options.min_bytes > options.max_bytes) return usage("-b exceeds -e");
+  weft::init_process_group();
+  auto rows = weft::bench::run_collective_benchmark(options);
+  if (weft::get_rank() == 0 && !options.json_path.empty()) {
+    weft::bench::write_collective_json(options.json_path, options, rows);
+  }
+  uint64_t wrong = 0;
+  for (const auto& r : rows) wrong += r.oop_wrong + r.ip_wrong;
+  weft::destroy_process_group();
+  return wrong == 0 ? 0 : 3;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 2 || std::strcmp(argv[1], "-h") == 0 || std::strcmp(argv[1], "--help") == 0) {
     return usage(nullptr);
+  }
+  if (weft::bench::is_benchmarked_collective(argv[1])) {
+    try {
+      return run_collective(argv[1], argc, argv);
+    } catch (const weft::InvalidArgument& e) {
+      return usage(e.what());
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "weft-bench: %s\n", e.what());
+      return 1;
+    }
   }
   if (std::strcmp(argv[1], "pingpong") != 0) return usage("unknown benchmark");
   weft::bench::PingPongOptions options;

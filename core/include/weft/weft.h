@@ -1,6 +1,7 @@
 // weft: an MPI-like communication library for tensors. Include this header.
 #pragma once
 
+#include "weft/collectives.h"
 #include "weft/error.h"
 #include "weft/group.h"
 #include "weft/p2p.h"

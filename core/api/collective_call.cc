@@ -1,0 +1,164 @@
+#include "core/api/collective_call.h"
+
+#include "core/base/log.h"
+#include "core/collectives/algorithm_table.h"
+#include "core/collectives/collective_request.h"
+#include "core/collectives/executor.h"
+#include "core/init/context.h"
+#include "core/reduce/reduce_kernels.h"
+
+namespace weft::core {
+namespace {
+
+std::string group_clause(const detail::GroupState& g) {
+  return "rank " + std::to_string(g.rank) + " of group " + g.name;
+}
+
+// "all_reduce (ring, rank 1 of group world, 1024 x float32)"
+std::string describe(const CollectiveCall& call, const Algorithm* algorithm) {
+  std::string d = std::string(call.op) + " (";
+  if (algorithm) d += std::string(algorithm->name) + ", ";
+  d += group_clause(*call.group);
+  if (call.spec.kind != CollectiveKind::kBarrier) {
+    uint64_t elements = call.spec.count;
+    if (elements == 0) elements = std::max(call.input.count(), call.output.count());
+    d += ", " + std::to_string(elements) + " x " + dtype_name(call.spec.dtype);
+  }
+  return d + ")";
+}
+
+// Rethrows the exception being handled with `prefix` before its message, keeping its
+// type (and a PeerError's peer).
+[[noreturn]] void rethrow_in_context(const std::string& prefix) {
+  try {
+    throw;
+  } catch (const PeerError& e) {
+    throw PeerError(e.peer(), prefix + ": " + e.what());
+  } catch (const TimeoutError& e) {
+    throw TimeoutError(prefix + ": " + e.what());
+  } catch (const DesyncError& e) {
+    throw DesyncError(prefix + ": " + e.what());
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(prefix + ": " + e.what());
+  } catch (const Error& e) {
+    throw Error(e.code(), prefix + ": " + e.what());
+  } catch (const std::exception& e) {
+    throw Error(ErrorCode::kInternal, prefix + ": " + e.what());
+  }
+}
+
+// Runs the call on `engine`, its scratch from `scratch`: used by both forms, so it
+// takes what it needs explicitly rather than from the context (an asynchronous call
+// may run while destroy_process_group is taking the context down).
+void execute_call(const CollectiveCall& call, int tag, Timeout timeout, Engine& engine,
+                  ScratchPool& scratch, ScheduleCache& schedules) {
+  const Algorithm* algorithm = nullptr;
+  try {
+    algorithm = &select_algorithm(call.spec);
+    if (log::enabled(log::Level::kInfo)) [[unlikely]] {
+      WEFT_LOG(INFO) << describe(call, nullptr) << ": algorithm " << algorithm->name;
+    }
+    std::shared_ptr<const sched::Schedule> schedule = schedules.get(*algorithm, call.spec);
+    ScratchPool::Lease lease = scratch.acquire(schedule->scratch_count * call.spec.element_bytes());
+    Buffers buffers{static_cast<std::byte*>(call.input.data()),
+                    static_cast<std::byte*>(call.output.data()), lease.data()};
+    execute(*schedule, call.spec, buffers, engine, call.group->collectives, tag, timeout);
+    finish_average(call.spec, buffers);
+  } catch (...) {
+    rethrow_in_context(describe(call, algorithm));
+  }
+}
+
+int take_tag(const detail::GroupState& group) {
+  return static_cast<int>(group.next_collective.fetch_add(1, std::memory_order_relaxed) &
+                          0x7fffffffu);
+}
+
+}  // namespace
+
+Checker::Checker(const char* op, const Group& group) : op_(op), group_(resolve_group(group, op)) {
+  if (group_->rank < 0) fail("this process is not a member of the group");
+}
+
+void Checker::fail(const std::string& what) const {
+  throw InvalidArgument(std::string(op_) + " (" + group_clause(*group_) + "): " + what);
+}
+
+void Checker::tensor(const Tensor& t, const char* name) const {
+  if (static_cast<int>(t.dtype()) >= kNumDTypes) fail(std::string(name) + "'s dtype is invalid");
+  if (t.device().type != DeviceType::kCpu) {
+    fail(std::string(name) + " is on a CUDA device, and this build of weft moves host memory only");
+  }
+  if (t.data() == nullptr && t.count() > 0) {
+    fail(std::string(name) + " has " + std::to_string(t.count()) + " elements but no data pointer");
+  }
+}
+
+void Checker::root(int root) const {
+  if (root < 0 || root >= size()) {
+    fail("root " + std::to_string(root) + " is outside [0, " + std::to_string(size()) + ")");
+  }
+}
+
+void Checker::op_on(ReduceOp op, DType dtype) const {
+  if (static_cast<int>(op) >= kNumReduceOps) fail("the reduction op is invalid");
+  if (!op_supports(op, dtype)) {
+    fail(std::string("op ") + reduce_op_name(op) + " is defined on integer dtypes only, not " +
+         dtype_name(dtype));
+  }
+}
+
+void Checker::same_dtype(const Tensor& a, const char* a_name, const Tensor& b,
+                         const char* b_name) const {
+  if (a.dtype() != b.dtype()) {
+    fail(std::string(a_name) + " is " + dtype_name(a.dtype()) + " but " + b_name + " is " +
+         dtype_name(b.dtype()));
+  }
+}
+
+void Checker::count(const Tensor& t, const char* name, uint64_t expected,
+                    const std::string& why) const {
+  if (t.count() != expected) {
+    fail(std::string(name) + " has " + std::to_string(t.count()) + " elements, expected " +
+         std::to_string(expected) + " (" + why + ")");
+  }
+}
+
+CollectiveCall make_call(const Checker& checker, const char* op, CollectiveKind kind, DType dtype) {
+  CollectiveCall call;
+  call.op = op;
+  call.group = checker.group();
+  call.spec.kind = kind;
+  call.spec.dtype = dtype;
+  call.spec.size = checker.size();
+  call.spec.rank = checker.rank();
+  call.spec.segment = segment_elements(dtype);
+  return call;
+}
+
+void run_blocking(const CollectiveCall& call, Timeout timeout) {
+  Context& c = context(call.op);
+  Timeout t = timeout.count() >= 0 ? timeout : call.group->timeout;
+  execute_call(call, take_tag(*call.group), t, *c.engine, c.scratch, c.schedules);
+}
+
+Request run_async(CollectiveCall call) {
+  Context& c = context(call.op);
+  int tag = take_tag(*call.group);
+  auto request = std::make_shared<CollectiveRequest>(call.group, describe(call, nullptr));
+  Engine* engine = c.engine.get();
+  ScratchPool* scratch = &c.scratch;
+  ScheduleCache* schedules = &c.schedules;
+  c.background.submit([call = std::move(call), tag, request, engine, scratch, schedules] {
+    std::exception_ptr failure;
+    try {
+      execute_call(call, tag, call.group->timeout, *engine, *scratch, *schedules);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    request->complete(failure);
+  });
+  return Request(request);
+}
+
+}  // namespace weft::core

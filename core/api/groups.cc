@@ -1,0 +1,93 @@
+// new_group and destroy_group.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "core/api/collective_call.h"
+#include "core/init/context.h"
+#include "weft/collectives.h"
+
+namespace weft {
+namespace {
+
+// FNV-1a over the rank list: what new_group's ranks compare to see that they agree.
+uint64_t fingerprint(const std::vector<int>& ranks) {
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&](uint64_t v) {
+    for (int i = 0; i < 8; ++i) {
+      h ^= (v >> (8 * i)) & 0xff;
+      h *= 1099511628211ull;
+    }
+  };
+  mix(ranks.size());
+  for (int r : ranks) mix(static_cast<uint64_t>(r));
+  return h;
+}
+
+std::string rank_list(const std::vector<int>& ranks) {
+  std::string s;
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    if (i == 8) return s + ",...";
+    s += (i ? "," : "") + std::to_string(ranks[i]);
+  }
+  return s;
+}
+
+}  // namespace
+
+Group new_group(const std::vector<int>& ranks, Timeout timeout) {
+  core::Context& c = core::context("new_group");
+  auto fail = [&](const std::string& what) {
+    throw InvalidArgument("new_group (rank " + std::to_string(c.rank) + "): " + what);
+  };
+  if (ranks.empty()) fail("ranks is empty");
+  std::vector<bool> seen(c.world_size, false);
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    int r = ranks[i];
+    if (r < 0 || r >= c.world_size) {
+      fail("ranks[" + std::to_string(i) + "] = " + std::to_string(r) + " is outside [0, " +
+           std::to_string(c.world_size) + ")");
+    }
+    if (seen[r]) fail("rank " + std::to_string(r) + " appears twice in ranks");
+    seen[r] = true;
+  }
+  // Every rank must pass the same list: compare fingerprints over the world (this is
+  // a world collective, as in torch.distributed).
+  std::vector<uint64_t> mine{fingerprint(ranks)}, everyone(c.world_size);
+  all_gather(view(mine), view(everyone), Group(), timeout);
+  std::vector<int> differing;
+  for (int r = 0; r < c.world_size; ++r) {
+    if (everyone[r] != everyone[0]) differing.push_back(r);
+  }
+  if (!differing.empty()) {
+    throw DesyncError("new_group (rank " + std::to_string(c.rank) +
+                      "): the ranks passed different rank lists (this rank: " + rank_list(ranks) +
+                      "); world ranks " + rank_list(differing) + " disagree with rank 0");
+  }
+  uint32_t comm = c.next_comm.fetch_add(2);
+  int my_rank = -1;
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    if (ranks[i] == c.rank) my_rank = static_cast<int>(i);
+  }
+  std::string name = "group" + std::to_string(comm / 2) + "{" + rank_list(ranks) + "}";
+  return Group(detail::make_group_state(comm, std::move(name), ranks, my_rank, c.timeout));
+}
+
+void destroy_group(const Group& group) {
+  if (!group.state()) {
+    throw InvalidArgument("destroy_group (rank " +
+                          std::to_string(core::context("destroy_group").rank) +
+                          "): the world group lasts until destroy_process_group");
+  }
+  core::resolve_group(group, "destroy_group");  // refuses one destroyed already
+  group.state()->destroyed.store(true);
+}
+
+const char* reduce_op_name(ReduceOp op) {
+  static const char* const names[kNumReduceOps] = {"sum", "prod", "min", "max",
+                                                   "avg", "band", "bor", "bxor"};
+  int i = static_cast<int>(op);
+  return i >= 0 && i < kNumReduceOps ? names[i] : "invalid";
+}
+
+}  // namespace weft

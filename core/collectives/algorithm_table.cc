@@ -1,0 +1,200 @@
+#include "core/collectives/algorithm_table.h"
+
+#include <mutex>
+#include <unordered_map>
+
+#include "core/base/env.h"
+#include "core/base/log.h"
+#include "weft/error.h"
+
+namespace weft::core {
+namespace {
+
+using K = CollectiveKind;
+
+const char* needs_power_of_two(const CollectiveSpec& spec) {
+  return (spec.size & (spec.size - 1)) == 0 ? nullptr : "needs a power-of-two group";
+}
+const char* needs_uniform_counts(const CollectiveSpec& spec) {
+  return spec.variable_counts ? "needs the same count on every rank" : nullptr;
+}
+
+constexpr Algorithm kAlgorithms[] = {
+    {K::kBarrier, "dissemination", algo::dissemination_barrier},
+    {K::kBroadcast, "binomial", algo::binomial_broadcast},
+    {K::kBroadcast, "chain", algo::chain_broadcast},
+    {K::kAllReduce, "recursive_doubling", algo::recursive_doubling_all_reduce},
+    {K::kAllReduce, "rabenseifner", algo::rabenseifner_all_reduce},
+    {K::kAllReduce, "ring", algo::ring_all_reduce},
+    {K::kAllReduce, "double_binary_tree", algo::double_binary_tree_all_reduce},
+    {K::kAllReduce, "binomial", algo::binomial_all_reduce},
+    {K::kReduce, "binomial", algo::binomial_reduce},
+    {K::kReduce, "ring", algo::ring_reduce},
+    {K::kAllGather, "bruck", algo::bruck_all_gather},
+    {K::kAllGather, "recursive_doubling", algo::recursive_doubling_all_gather, needs_power_of_two},
+    {K::kAllGather, "ring", algo::ring_all_gather},
+    {K::kGather, "binomial", algo::binomial_gather, needs_uniform_counts},
+    {K::kGather, "linear", algo::linear_gather},
+    {K::kScatter, "binomial", algo::binomial_scatter, needs_uniform_counts},
+    {K::kScatter, "linear", algo::linear_scatter},
+    {K::kReduceScatter, "recursive_halving", algo::recursive_halving_reduce_scatter,
+     needs_power_of_two},
+    {K::kReduceScatter, "ring", algo::ring_reduce_scatter},
+    {K::kAllToAll, "pairwise", algo::pairwise_all_to_all},
+};
+
+const Algorithm& named(K kind, std::string_view name) {
+  const Algorithm* a = find_algorithm(kind, name);
+  if (a == nullptr) {
+    throw Error(ErrorCode::kInternal, std::string("no algorithm ") + std::string(name));
+  }
+  return *a;
+}
+
+// The selection table. Thresholds: docs/ALGORITHMS.md, "Selection".
+const Algorithm& table_choice(const CollectiveSpec& spec) {
+  const uint64_t bytes = selection_bytes(spec);
+  const int n = spec.size;
+  switch (spec.kind) {
+    case K::kBarrier:
+      return named(spec.kind, "dissemination");
+    case K::kBroadcast:
+      return named(spec.kind, n <= 2 || bytes < (256 << 10) ? "binomial" : "chain");
+    case K::kAllReduce:
+      if (bytes <= (32 << 10) || n == 1) return named(spec.kind, "recursive_doubling");
+      // Two ranks: the ring is one exchange per phase, pipelined in segments.
+      if (n == 2 || bytes > (4 << 20)) return named(spec.kind, "ring");
+      return named(spec.kind, "rabenseifner");
+    case K::kReduce:
+      // The binomial tree sends log2(n) times the vector through the root, the ring
+      // twice: the ring pays off for large vectors on larger groups.
+      return named(spec.kind, n <= 4 || bytes < (1 << 20) ? "binomial" : "ring");
+    case K::kAllGather:
+      if ((n & (n - 1)) == 0 && bytes < (1 << 20)) return named(spec.kind, "recursive_doubling");
+      return named(spec.kind, bytes < (64 << 10) ? "bruck" : "ring");
+    case K::kGather:
+      return named(spec.kind, !spec.variable_counts && bytes < (64 << 10) ? "binomial" : "linear");
+    case K::kScatter:
+      return named(spec.kind, !spec.variable_counts && bytes < (64 << 10) ? "binomial" : "linear");
+    case K::kReduceScatter:
+      return named(spec.kind,
+                   (n & (n - 1)) == 0 && bytes < (256 << 10) ? "recursive_halving" : "ring");
+    case K::kAllToAll:
+      return named(spec.kind, "pairwise");
+  }
+  throw Error(ErrorCode::kInternal, "no algorithm for this collective");
+}
+
+// WEFT_ALGO, parsed once: collective -> algorithm.
+const std::unordered_map<int, const Algorithm*>& forced_algorithms() {
+  static const std::unordered_map<int, const Algorithm*> forced = [] {
+    std::unordered_map<int, const Algorithm*> result;
+    auto value = env::get("WEFT_ALGO");
+    if (!value) return result;
+    std::string text = *value;
+    size_t at = 0;
+    while (at <= text.size()) {
+      size_t comma = text.find(',', at);
+      std::string item = text.substr(at, comma == std::string::npos ? comma : comma - at);
+      at = comma == std::string::npos ? text.size() + 1 : comma + 1;
+      if (item.empty()) continue;
+      size_t colon = item.find(':');
+      std::string collective = item.substr(0, colon);
+      int kind = -1;
+      for (int k = 0; k < kNumCollectiveKinds; ++k) {
+        if (collective == collective_name(static_cast<K>(k))) kind = k;
+      }
+      if (colon == std::string::npos || kind < 0) {
+        throw InvalidArgument("WEFT_ALGO=" + text + ": \"" + item +
+                              "\" is not collective:algorithm with a known collective (e.g. "
+                              "all_reduce:ring)");
+      }
+      std::string name = item.substr(colon + 1);
+      const Algorithm* a = find_algorithm(static_cast<K>(kind), name);
+      if (a == nullptr) {
+        throw InvalidArgument("WEFT_ALGO=" + text + ": " + collective + " has no algorithm \"" +
+                              name + "\"; known: " + algorithm_names(static_cast<K>(kind)));
+      }
+      result[kind] = a;
+    }
+    return result;
+  }();
+  return forced;
+}
+
+}  // namespace
+
+const char* collective_name(CollectiveKind kind) {
+  static const char* const names[kNumCollectiveKinds] = {"barrier", "broadcast",      "all_reduce",
+                                                         "reduce",  "all_gather",     "gather",
+                                                         "scatter", "reduce_scatter", "all_to_all"};
+  return names[static_cast<int>(kind)];
+}
+
+std::span<const Algorithm> all_algorithms() { return kAlgorithms; }
+
+const Algorithm* find_algorithm(CollectiveKind kind, std::string_view name) {
+  for (const Algorithm& a : kAlgorithms) {
+    if (a.kind == kind && name == a.name) return &a;
+  }
+  return nullptr;
+}
+
+std::string algorithm_names(CollectiveKind kind) {
+  std::string names;
+  for (const Algorithm& a : kAlgorithms) {
+    if (a.kind != kind) continue;
+    if (!names.empty()) names += ", ";
+    names += a.name;
+  }
+  return names;
+}
+
+uint64_t selection_bytes(const CollectiveSpec& spec) {
+  uint64_t elements = spec.count;
+  if (spec.kind == K::kAllGather || spec.kind == K::kGather || spec.kind == K::kScatter ||
+      spec.kind == K::kReduceScatter || spec.kind == K::kAllToAll) {
+    elements = 0;
+    for (const Block& b : spec.blocks) elements += b.count;
+  }
+  return elements * spec.element_bytes();
+}
+
+const Algorithm& select_algorithm(const CollectiveSpec& spec) {
+  const auto& forced = forced_algorithms();
+  auto it = forced.find(static_cast<int>(spec.kind));
+  if (it != forced.end()) {
+    const Algorithm& wanted = *it->second;
+    const char* why = wanted.cannot_run ? wanted.cannot_run(spec) : nullptr;
+    if (why == nullptr) return wanted;
+    const Algorithm& fallback = table_choice(spec);
+    static std::once_flag warned;
+    std::call_once(warned, [&] {
+      WEFT_LOG(WARN) << "WEFT_ALGO asks for " << collective_name(spec.kind) << ":" << wanted.name
+                     << ", which " << why << " (group of " << spec.size << "): using "
+                     << fallback.name << " where it cannot run";
+    });
+    return fallback;
+  }
+  return table_choice(spec);
+}
+
+sched::Schedule build_schedule(const Algorithm& algorithm, const CollectiveSpec& spec) {
+  sched::ScheduleBuilder builder;
+  if (spec.input_in_output >= 0) {
+    builder.alias(sched::Buffer::kInput, sched::Buffer::kOutput,
+                  static_cast<uint64_t>(spec.input_in_output));
+  } else if (spec.output_in_input) {
+    builder.alias(sched::Buffer::kOutput, sched::Buffer::kInput, spec.blocks[spec.rank].offset);
+  }
+  algorithm.generate(spec, builder);
+  return std::move(builder).finish();
+}
+
+uint64_t segment_elements(DType dtype) {
+  static const uint64_t bytes =
+      std::max<uint64_t>(1, env::get_bytes("WEFT_SEGMENT_BYTES", 1 << 20));
+  return std::max<uint64_t>(1, bytes / dtype_size(dtype));
+}
+
+}  // namespace weft::core

@@ -1,0 +1,52 @@
+// The collective benchmarks, in the format of nccl-tests: for each size, the time of
+// out-of-place and in-place calls, algorithm and bus bandwidth, and #wrong, the
+// elements that differ from the serial reference in a checked call after the timed
+// ones (integer-valued data, so the comparison is exact).
+//
+// Sizes are bytes of the larger buffer, as in nccl-tests: the vector of all_reduce,
+// broadcast and reduce; everything gathered (all_gather, gather); everything scattered
+// or exchanged (scatter, reduce_scatter's input, all_to_all).
+// busbw = algbw x factor, where algbw = size / time and the factor makes the figure
+// comparable with the link bandwidth: 2(n-1)/n for all_reduce; (n-1)/n for all_gather,
+// reduce_scatter, all_to_all, gather and scatter; 1 for broadcast and reduce.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "weft/weft.h"
+
+namespace weft::bench {
+
+struct CollectiveOptions {
+  std::string collective;  // all_reduce, broadcast, reduce, all_gather, ...
+  uint64_t min_bytes = 8, max_bytes = 64ull << 20;
+  int factor = 2;
+  int iterations = 20, warmup = 5;
+  bool check = true;
+  std::vector<DType> dtypes{DType::kFloat32};
+  std::vector<ReduceOp> ops{ReduceOp::kSum};
+  int root = 0;
+  std::string json_path;
+};
+
+struct CollectiveRow {
+  uint64_t bytes, count;
+  DType dtype;
+  const char* redop;  // "none" where the collective does not reduce
+  int root;           // -1 where the collective has none
+  double oop_us, ip_us, oop_algbw, oop_busbw, ip_algbw, ip_busbw;
+  uint64_t oop_wrong, ip_wrong;
+};
+
+// True if `name` is a collective weft-bench can time.
+bool is_benchmarked_collective(const std::string& name);
+
+// Runs on every rank; rank 0 prints the table and returns the rows.
+std::vector<CollectiveRow> run_collective_benchmark(const CollectiveOptions& options);
+
+void write_collective_json(const std::string& path, const CollectiveOptions& options,
+                           const std::vector<CollectiveRow>& rows);
+
+}  // namespace weft::bench
