@@ -148,6 +148,31 @@ TEST(Collectives, AsynchronousFormsOverlap) {
   }));
 }
 
+TEST(Collectives, DestroyFailsAnAsynchronousCollectiveStillPending) {
+  expect_all_succeeded(run_ranks(2, [](int rank) {
+    init_process_group();
+    std::vector<float> v(100, 1.0f);
+    Request r;
+    if (rank == 0) {
+      r = iall_reduce(view(v));  // rank 1 never joins it
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    } else {
+      std::this_thread::sleep_for(std::chrono::seconds(1));  // rank 0 destroys first
+    }
+    destroy_process_group();
+    if (rank == 0) {
+      try {
+        r.wait();
+        ADD_FAILURE() << "the abandoned all_reduce succeeded";
+      } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::kState) << e.what();
+        EXPECT_NE(std::string(e.what()).find("destroy_process_group"), std::string::npos)
+            << e.what();
+      }
+    }
+  }));
+}
+
 TEST(CollectiveErrors, BadArgumentsAreRefusedBeforeAnythingIsSent) {
   expect_all_succeeded(run_ranks(2, [](int rank) {
     init_process_group();
