@@ -8,8 +8,8 @@
 #include <memory>
 #include <string>
 
-#include "core/api/group_state.h"
 #include "core/collectives/collective_spec.h"
+#include "core/p2p/group_state.h"
 #include "weft/collectives.h"
 #include "weft/error.h"
 #include "weft/request.h"

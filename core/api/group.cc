@@ -1,7 +1,7 @@
 #include "weft/group.h"
 
-#include "core/api/group_state.h"
 #include "core/init/context.h"
+#include "core/p2p/group_state.h"
 #include "weft/error.h"
 
 namespace weft {

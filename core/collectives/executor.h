@@ -5,9 +5,9 @@
 #include <cstddef>
 #include <memory>
 
-#include "core/api/group_state.h"
 #include "core/collectives/collective_spec.h"
 #include "core/collectives/schedule.h"
+#include "core/p2p/group_state.h"
 #include "weft/timeout.h"
 
 namespace weft::core {

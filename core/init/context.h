@@ -6,11 +6,11 @@
 #include <memory>
 #include <string>
 
-#include "core/api/group_state.h"
 #include "core/collectives/background.h"
 #include "core/collectives/schedule_cache.h"
 #include "core/collectives/scratch_pool.h"
 #include "core/p2p/engine.h"
+#include "core/p2p/group_state.h"
 #include "rendezvous/store.h"
 #include "rendezvous/tcp_store_server.h"
 #include "weft/group.h"

@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "core/api/group_state.h"
+#include "core/p2p/group_state.h"
 #include "weft/tensor.h"
 
 namespace weft::core {
