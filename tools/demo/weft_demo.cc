@@ -55,6 +55,31 @@ void pass_around_the_ring(int rank, int size) {
   }
 }
 
+// Collectives: the sum of every rank's gradient on every rank, then the odd ranks'
+// own group agreeing on a value broadcast by its first member.
+void collectives(int rank, int size) {
+  std::vector<float> gradient(4 << 20, static_cast<float>(rank + 1));  // 16 MiB
+  auto start = std::chrono::steady_clock::now();
+  weft::all_reduce(weft::view(gradient), weft::ReduceOp::kSum);
+  double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  float expected = static_cast<float>(size * (size + 1) / 2);
+  bool ok = gradient.front() == expected && gradient.back() == expected;
+  if (rank == 0) {
+    std::printf("rank 0: all_reduce of 16 MiB over %d ranks in %.1f ms; every element is %g (%s)\n",
+                size, ms, gradient.front(), ok ? "correct" : "WRONG");
+  }
+  std::vector<int> odd;
+  for (int r = 1; r < size; r += 2) odd.push_back(r);
+  if (odd.empty()) return;
+  weft::Group odd_ranks = weft::new_group(odd);  // every rank calls it
+  if (!odd_ranks.is_member()) return;
+  std::vector<int32_t> value{odd_ranks.rank() == 0 ? 42 : -1};
+  weft::broadcast(weft::view(value), /*root=*/0, odd_ranks);
+  std::printf("rank %d (rank %d of the odd ranks) got %d from their broadcast\n", rank,
+              odd_ranks.rank(), value[0]);
+}
+
 }  // namespace
 
 int main() {
@@ -66,6 +91,9 @@ int main() {
     exchange_with_everyone(rank, size);
     std::fflush(stdout);
     pass_around_the_ring(rank, size);
+    std::fflush(stdout);
+    collectives(rank, size);
+    std::fflush(stdout);
     weft::destroy_process_group();
   } catch (const weft::Error& e) {
     std::fprintf(stderr, "weft-demo: %s\n", e.what());
