@@ -232,20 +232,29 @@ CollectiveCall make_scatter(const char* op, const Tensor& input, const Tensor& o
   return call;
 }
 
-CollectiveCall make_reduce_scatter(const Tensor& input, const Tensor& output, ReduceOp op,
-                                   const Group& group) {
-  Checker check("reduce_scatter", group);
+// reduce_scatter (n equal parts of the output's count) and reduce_scatterv.
+CollectiveCall make_reduce_scatter(const char* op_name, const Tensor& input, const Tensor& output,
+                                   Counts counts, bool variable, ReduceOp op, const Group& group) {
+  Checker check(op_name, group);
   check.tensor(input, "input");
   check.tensor(output, "output");
   check.same_dtype(input, "input", output, "output");
-  check.count(input, "input", output.count() * check.size(), "group size x the output's count");
   check.op_on(op, input.dtype());
   CollectiveCall call =
-      core::make_call(check, "reduce_scatter", CollectiveKind::kReduceScatter, input.dtype());
+      core::make_call(check, op_name, CollectiveKind::kReduceScatter, input.dtype());
   call.spec.op = op;
-  call.spec.blocks = uniform_blocks(output.count(), check.size());
-  call.spec.output_in_input =
-      placement(check, output, "output", input, "input", output.count() * check.rank()) >= 0;
+  if (!variable) {
+    check.count(input, "input", output.count() * check.size(), "group size x the output's count");
+    call.spec.blocks = uniform_blocks(output.count(), check.size());
+  } else {
+    call.spec.variable_counts = true;
+    call.spec.blocks = variable_blocks(check, counts, {}, "counts", &input, "input");
+    const Block& last = call.spec.blocks.back();
+    check.count(input, "input", last.offset + last.count, "the sum of counts");
+    check.count(output, "output", counts[check.rank()], "counts[rank]");
+  }
+  call.spec.output_in_input = placement(check, output, "output", input, "input",
+                                        call.spec.blocks[check.rank()].offset) >= 0;
   call.input = input;
   call.output = output;
   return call;
@@ -362,11 +371,21 @@ Request iscatter(const Tensor& input, const Tensor& output, int root, const Grou
 
 void reduce_scatter(const Tensor& input, const Tensor& output, ReduceOp op, const Group& group,
                     Timeout timeout) {
-  run_blocking(make_reduce_scatter(input, output, op, group), timeout);
+  run_blocking(make_reduce_scatter("reduce_scatter", input, output, {}, false, op, group), timeout);
 }
 Request ireduce_scatter(const Tensor& input, const Tensor& output, ReduceOp op,
                         const Group& group) {
-  return run_async(make_reduce_scatter(input, output, op, group));
+  return run_async(make_reduce_scatter("reduce_scatter", input, output, {}, false, op, group));
+}
+
+void reduce_scatterv(const Tensor& input, const Tensor& output, Counts counts, ReduceOp op,
+                     const Group& group, Timeout timeout) {
+  run_blocking(make_reduce_scatter("reduce_scatterv", input, output, counts, true, op, group),
+               timeout);
+}
+Request ireduce_scatterv(const Tensor& input, const Tensor& output, Counts counts, ReduceOp op,
+                         const Group& group) {
+  return run_async(make_reduce_scatter("reduce_scatterv", input, output, counts, true, op, group));
 }
 
 void all_to_all(const Tensor& input, const Tensor& output, const Group& group, Timeout timeout) {

@@ -118,6 +118,14 @@ void gatherv(const Tensor& input, const Tensor& output, Counts counts, int root,
              const Group& group = Group(), Timeout timeout = kDefaultTimeout);
 Request igatherv(const Tensor& input, const Tensor& output, Counts counts, int root,
                  Counts displs = {}, const Group& group = Group());
+// counts[r]: elements of the reduction rank r receives; the input holds sum(counts)
+// elements, rank r's part packed after those of the ranks before it (MPI's
+// Reduce_scatter). In place when the output is this rank's part of the input.
+void reduce_scatterv(const Tensor& input, const Tensor& output, Counts counts,
+                     ReduceOp op = ReduceOp::kSum, const Group& group = Group(),
+                     Timeout timeout = kDefaultTimeout);
+Request ireduce_scatterv(const Tensor& input, const Tensor& output, Counts counts,
+                         ReduceOp op = ReduceOp::kSum, const Group& group = Group());
 // counts[r]: elements rank r receives (output.count() must equal counts[rank]).
 void scatterv(const Tensor& input, const Tensor& output, Counts counts, int root,
               Counts displs = {}, const Group& group = Group(), Timeout timeout = kDefaultTimeout);

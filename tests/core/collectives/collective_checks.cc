@@ -206,6 +206,24 @@ void check_variable_forms(const Group& g, DType d, uint64_t count) {
     scatterv(in.tensor(), out.tensor(), counts, root, displs, g);
     expect_values(w, out, 0, counts[r], [&](uint64_t i) { return datum(r, i); });
   }
+  for (bool in_place : {false, true}) {
+    // Packed parts of counts[q] elements (no displacements in reduce_scatterv).
+    Where w{"reduce_scatterv", d, ReduceOp::kMax, count, in_place};
+    uint64_t packed = 0, mine = 0;
+    for (int q = 0; q < n; ++q) {
+      if (q == r) mine = packed;
+      packed += counts[q];
+    }
+    Buffer in(d, packed), out(d, counts[r]);
+    for (uint64_t i = 0; i < packed; ++i) in.set(i, input_value(d, ReduceOp::kMax, r, i));
+    if (in_place) {
+      reduce_scatterv(in.tensor(), in.tensor(mine, counts[r]), counts, ReduceOp::kMax, g);
+    } else {
+      reduce_scatterv(in.tensor(), out.tensor(), counts, ReduceOp::kMax, g);
+    }
+    expect_values(w, in_place ? in : out, in_place ? mine : 0, counts[r],
+                  [&](uint64_t i) { return reduced_value(d, ReduceOp::kMax, n, mine + i); });
+  }
   {
     Where w{"all_to_allv", d, none, count, false};
     // Rank q sends (q + j) % 3 + count elements to rank j: datum(q * 100 + j, i).

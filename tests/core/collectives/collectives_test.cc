@@ -203,6 +203,11 @@ TEST(CollectiveErrors, BadArgumentsAreRefusedBeforeAnythingIsSent) {
                            Tensor(f.data() + 1, 3, DType::kFloat32));
               }).find("overlap"),
               std::string::npos);
+    std::vector<uint64_t> one_count{4};
+    EXPECT_NE(message([&] {
+                reduce_scatterv(view(f), view(g), one_count);
+              }).find("counts has 1 entries for a group of 2"),
+              std::string::npos);
     EXPECT_NE(message([&] { new_group({0, 0}); }).find("appears twice"), std::string::npos);
     EXPECT_NE(message([&] { new_group({0, 2}); }).find("outside [0, 2)"), std::string::npos);
     // A good call after the bad ones works: they left nothing behind.

@@ -38,9 +38,9 @@ TEST(Simulator, EveryAlgorithmMatchesTheSerialReference) {
                       .op = ReduceOp::kSum,
                       .in_place = in_place,
                       .segment = segment};
-            bool variable_ok = a.kind == CollectiveKind::kAllGather ||
-                               a.kind == CollectiveKind::kGather ||
-                               a.kind == CollectiveKind::kScatter;
+            bool variable_ok =
+                a.kind == CollectiveKind::kAllGather || a.kind == CollectiveKind::kGather ||
+                a.kind == CollectiveKind::kScatter || a.kind == CollectiveKind::kReduceScatter;
             for (bool variable : {false, true}) {
               if (variable && !variable_ok) continue;
               c.variable = variable;
