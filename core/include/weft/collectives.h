@@ -2,9 +2,11 @@
 //
 // Every member of the group calls the same collectives in the same order, with the
 // same root, op, dtype and matching counts; a rank that is not a member gets
-// InvalidArgument. Ranks and roots are group ranks. Where ranks disagree and weft can
-// see it (different byte counts or dtypes on the wire) the call fails with DesyncError
-// instead of hanging; otherwise it fails with TimeoutError once the timeout passes.
+// InvalidArgument. Threads may call collectives on different groups at once; on one
+// group, calls from several threads must still be ordered the same way on every rank. Ranks and
+// roots are group ranks. Where ranks disagree and weft can see it (different byte counts or dtypes
+// on the wire) the call fails with DesyncError instead of hanging; otherwise it fails with
+// TimeoutError once the timeout passes.
 //
 // Buffers: "count" below is the count of the input tensor of the calling rank and
 // n the group size. Out-of-place forms leave the input untouched. In-place forms:
