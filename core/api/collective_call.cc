@@ -54,16 +54,26 @@ void execute_call(const CollectiveCall& call, int tag, Timeout timeout, Engine& 
                   ScratchPool& scratch, ScheduleCache& schedules) {
   const Algorithm* algorithm = nullptr;
   try {
-    algorithm = &select_algorithm(call.spec);
-    if (log::enabled(log::Level::kInfo)) [[unlikely]] {
-      WEFT_LOG(INFO) << describe(call, nullptr) << ": algorithm " << algorithm->name;
+    // An empty call meets the other ranks as a barrier (see moves_nothing_anywhere).
+    CollectiveSpec barrier_spec;
+    const bool empty = call.spec.size > 1 && moves_nothing_anywhere(call.spec);
+    if (empty) {
+      barrier_spec.kind = CollectiveKind::kBarrier;
+      barrier_spec.size = call.spec.size;
+      barrier_spec.rank = call.spec.rank;
     }
-    std::shared_ptr<const sched::Schedule> schedule = schedules.get(*algorithm, call.spec);
-    ScratchPool::Lease lease = scratch.acquire(schedule->scratch_count * call.spec.element_bytes());
+    const CollectiveSpec& spec = empty ? barrier_spec : call.spec;
+    algorithm = &select_algorithm(spec);
+    if (log::enabled(log::Level::kInfo)) [[unlikely]] {
+      WEFT_LOG(INFO) << describe(call, nullptr) << ": algorithm " << algorithm->name
+                     << (empty ? " (no elements anywhere: the ranks only meet)" : "");
+    }
+    std::shared_ptr<const sched::Schedule> schedule = schedules.get(*algorithm, spec);
+    ScratchPool::Lease lease = scratch.acquire(schedule->scratch_count * spec.element_bytes());
     Buffers buffers{static_cast<std::byte*>(call.input.data()),
                     static_cast<std::byte*>(call.output.data()), lease.data()};
-    execute(*schedule, call.spec, buffers, engine, call.group->collectives, tag, timeout);
-    finish_average(call.spec, buffers);
+    execute(*schedule, spec, buffers, engine, call.group->collectives, tag, timeout);
+    finish_average(spec, buffers);
   } catch (...) {
     rethrow_in_context(describe(call, algorithm));
   }

@@ -160,6 +160,31 @@ uint64_t selection_bytes(const CollectiveSpec& spec) {
   return elements * spec.element_bytes();
 }
 
+bool moves_nothing_anywhere(const CollectiveSpec& spec) {
+  auto all_empty = [](const std::vector<Block>& blocks) {
+    for (const Block& b : blocks) {
+      if (b.count > 0) return false;
+    }
+    return true;
+  };
+  switch (spec.kind) {
+    case K::kBarrier:
+      return false;
+    case K::kBroadcast:
+    case K::kAllReduce:
+    case K::kReduce:
+      return spec.count == 0;
+    case K::kAllGather:
+    case K::kReduceScatter:
+      return all_empty(spec.blocks);  // counts every rank knows, v-forms included
+    case K::kGather:
+    case K::kScatter:
+    case K::kAllToAll:
+      return !spec.variable_counts && all_empty(spec.blocks);
+  }
+  return false;
+}
+
 const Algorithm& select_algorithm(const CollectiveSpec& spec) {
   const auto& forced = forced_algorithms();
   auto it = forced.find(static_cast<int>(spec.kind));

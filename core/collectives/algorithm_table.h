@@ -35,6 +35,14 @@ std::string algorithm_names(CollectiveKind kind);
 // or everything gathered, scattered or exchanged.
 uint64_t selection_bytes(const CollectiveSpec& spec);
 
+// Whether every rank of the call can tell that it moves no element at all (all_reduce
+// of 0 elements, all_gather of empty parts, ...). Such a call runs as a barrier: the
+// ranks still meet, so a rank that passed 10 elements where another passed 0 fails
+// with DesyncError at once instead of waiting out its timeout for messages that
+// never come. Not for gatherv, scatterv and all_to_allv, whose ranks may know only
+// their own counts.
+bool moves_nothing_anywhere(const CollectiveSpec& spec);
+
 // The table's choice, unless WEFT_ALGO names another that can run `spec`.
 const Algorithm& select_algorithm(const CollectiveSpec& spec);
 

@@ -236,6 +236,20 @@ TEST(CollectiveErrors, MismatchedCountsAreADesyncErrorNotAHang) {
   }));
 }
 
+TEST(CollectiveErrors, ZeroElementsAgainstSomeAreADesyncErrorOnBothRanks) {
+  expect_all_succeeded(run_ranks(2, [](int rank) {
+    init_process_group();
+    std::vector<int32_t> v(rank == 0 ? 0 : 10, 1);
+    try {
+      all_reduce(view(v), ReduceOp::kSum, Group(), std::chrono::seconds(20));
+      ADD_FAILURE() << "all_reduce of 0 against 10 elements succeeded";
+    } catch (const DesyncError& e) {
+      EXPECT_NE(std::string(e.what()).find("disagree"), std::string::npos) << e.what();
+    }
+    destroy_process_group();
+  }));
+}
+
 TEST(CollectiveErrors, DifferentCollectivesAreADesyncErrorOnBothRanks) {
   expect_all_succeeded(run_ranks(2, [](int rank) {
     init_process_group();
