@@ -18,7 +18,8 @@ while read -r target; do
     xmls=("bazel-testlogs/$path/test.xml")
   else
     for shard in "bazel-testlogs/$path"/shard_*_of_*; do
-      [ -d "$shard" ] || continue
+      # Only this run's shards, not those --runs_per_test left (shard_1_of_4_run_2_of_4).
+      [[ -d "$shard" && "${shard##*/}" =~ ^shard_[0-9]+_of_[0-9]+$ ]] || continue
       if [ ! -s "$shard/test.xml" ]; then
         xmls=()
         break

@@ -5,14 +5,9 @@
 #include "core/collectives/collective_request.h"
 #include "core/collectives/executor.h"
 #include "core/init/context.h"
-#include "core/reduce/reduce_kernels.h"
 
 namespace weft::core {
 namespace {
-
-std::string group_clause(const detail::GroupState& g) {
-  return "rank " + std::to_string(g.rank) + " of group " + g.name;
-}
 
 // "all_reduce (ring, rank 1 of group world, 1024 x float32)"
 std::string describe(const CollectiveCall& call, const Algorithm* algorithm) {
@@ -85,54 +80,6 @@ int take_tag(const detail::GroupState& group) {
 }
 
 }  // namespace
-
-Checker::Checker(const char* op, const Group& group) : op_(op), group_(resolve_group(group, op)) {
-  if (group_->rank < 0) fail("this process is not a member of the group");
-}
-
-void Checker::fail(const std::string& what) const {
-  throw InvalidArgument(std::string(op_) + " (" + group_clause(*group_) + "): " + what);
-}
-
-void Checker::tensor(const Tensor& t, const char* name) const {
-  if (static_cast<int>(t.dtype()) >= kNumDTypes) fail(std::string(name) + "'s dtype is invalid");
-  if (t.device().type != DeviceType::kCpu) {
-    fail(std::string(name) + " is on a CUDA device, and this build of weft moves host memory only");
-  }
-  if (t.data() == nullptr && t.count() > 0) {
-    fail(std::string(name) + " has " + std::to_string(t.count()) + " elements but no data pointer");
-  }
-}
-
-void Checker::root(int root) const {
-  if (root < 0 || root >= size()) {
-    fail("root " + std::to_string(root) + " is outside [0, " + std::to_string(size()) + ")");
-  }
-}
-
-void Checker::op_on(ReduceOp op, DType dtype) const {
-  if (static_cast<int>(op) >= kNumReduceOps) fail("the reduction op is invalid");
-  if (!op_supports(op, dtype)) {
-    fail(std::string("op ") + reduce_op_name(op) + " is defined on integer dtypes only, not " +
-         dtype_name(dtype));
-  }
-}
-
-void Checker::same_dtype(const Tensor& a, const char* a_name, const Tensor& b,
-                         const char* b_name) const {
-  if (a.dtype() != b.dtype()) {
-    fail(std::string(a_name) + " is " + dtype_name(a.dtype()) + " but " + b_name + " is " +
-         dtype_name(b.dtype()));
-  }
-}
-
-void Checker::count(const Tensor& t, const char* name, uint64_t expected,
-                    const std::string& why) const {
-  if (t.count() != expected) {
-    fail(std::string(name) + " has " + std::to_string(t.count()) + " elements, expected " +
-         std::to_string(expected) + " (" + why + ")");
-  }
-}
 
 CollectiveCall make_call(const Checker& checker, const char* op, CollectiveKind kind, DType dtype) {
   CollectiveCall call;

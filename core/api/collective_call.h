@@ -1,13 +1,14 @@
 // CollectiveCall: one validated call of a public collective, and running it: inline in
 // the caller's thread (blocking forms) or in the background thread (asynchronous
 // forms). The call's arguments are checked by the public functions (collectives.cc)
-// with the Checker below before anything is sent, so bad input fails on the rank that
-// passed it with InvalidArgument, and no message of the call has left.
+// with a Checker (argument_checks.h) before anything is sent, so bad input fails on
+// the rank that passed it with InvalidArgument, and no message of the call has left.
 #pragma once
 
 #include <memory>
 #include <string>
 
+#include "core/api/argument_checks.h"
 #include "core/collectives/collective_spec.h"
 #include "core/p2p/group_state.h"
 #include "weft/collectives.h"
@@ -22,27 +23,6 @@ struct CollectiveCall {
   std::shared_ptr<const detail::GroupState> group;
   CollectiveSpec spec;
   Tensor input, output;  // either may be empty where the collective has no such buffer
-};
-
-// Argument checks that name the operation, the rank and the group.
-class Checker {
- public:
-  Checker(const char* op, const Group& group);
-  const std::shared_ptr<const detail::GroupState>& group() const { return group_; }
-  int rank() const { return group_->rank; }
-  int size() const { return group_->size(); }
-
-  [[noreturn]] void fail(const std::string& what) const;
-  // A usable tensor: valid dtype, host memory, data unless empty.
-  void tensor(const Tensor& t, const char* name) const;
-  void root(int root) const;
-  void op_on(ReduceOp op, DType dtype) const;
-  void same_dtype(const Tensor& a, const char* a_name, const Tensor& b, const char* b_name) const;
-  void count(const Tensor& t, const char* name, uint64_t expected, const std::string& why) const;
-
- private:
-  const char* op_;
-  std::shared_ptr<const detail::GroupState> group_;
 };
 
 // A call with the common fields filled in (kind, dtype, size, rank, segment).

@@ -19,6 +19,12 @@ std::vector<Block> uniform_blocks(uint64_t count, int n) {
   return blocks;
 }
 
+bool overlap(const Tensor& a, const Tensor& b) {
+  auto* x = static_cast<const std::byte*>(a.data());
+  auto* y = static_cast<const std::byte*>(b.data());
+  return a.bytes() > 0 && b.bytes() > 0 && x < y + b.bytes() && y < x + a.bytes();
+}
+
 // Where `inner` lies in `outer`, in elements, when it is exactly at element `allowed`
 // (the in-place form); -1 when they do not overlap. Any other overlap is refused.
 int64_t placement(const Checker& check, const Tensor& inner, const char* inner_name,
@@ -26,22 +32,16 @@ int64_t placement(const Checker& check, const Tensor& inner, const char* inner_n
   if (inner.bytes() == 0 || outer.bytes() == 0) {
     return inner.data() == outer.data() && allowed == 0 ? 0 : -1;
   }
-  auto* i = static_cast<const std::byte*>(inner.data());
-  auto* o = static_cast<const std::byte*>(outer.data());
-  if (i + inner.bytes() <= o || o + outer.bytes() <= i) return -1;
-  if (i == o + allowed * dtype_size(outer.dtype()) && inner.dtype() == outer.dtype() &&
-      allowed * dtype_size(outer.dtype()) + inner.bytes() <= outer.bytes()) {
+  if (!overlap(inner, outer)) return -1;
+  const uint64_t at = allowed * dtype_size(outer.dtype());
+  if (static_cast<const std::byte*>(inner.data()) ==
+          static_cast<const std::byte*>(outer.data()) + at &&
+      inner.dtype() == outer.dtype() && at + inner.bytes() <= outer.bytes()) {
     return static_cast<int64_t>(allowed);
   }
   check.fail(std::string(inner_name) + " and " + outer_name +
              " overlap, but not as the in-place form of this collective (" + inner_name +
              " at element " + std::to_string(allowed) + " of " + outer_name + ")");
-}
-
-bool overlap(const Tensor& a, const Tensor& b) {
-  auto* x = static_cast<const std::byte*>(a.data());
-  auto* y = static_cast<const std::byte*>(b.data());
-  return a.bytes() > 0 && b.bytes() > 0 && x < y + b.bytes() && y < x + a.bytes();
 }
 
 // Blocks of a v-form from counts and optional displacements; each must fit `buffer`

@@ -4,24 +4,19 @@
 #include <vector>
 
 #include "core/api/collective_call.h"
+#include "core/base/fnv_hash.h"
 #include "core/init/context.h"
 #include "weft/collectives.h"
 
 namespace weft {
 namespace {
 
-// FNV-1a over the rank list: what new_group's ranks compare to see that they agree.
+// What new_group's ranks compare to see that they were given the same list.
 uint64_t fingerprint(const std::vector<int>& ranks) {
-  uint64_t h = 1469598103934665603ull;
-  auto mix = [&](uint64_t v) {
-    for (int i = 0; i < 8; ++i) {
-      h ^= (v >> (8 * i)) & 0xff;
-      h *= 1099511628211ull;
-    }
-  };
-  mix(ranks.size());
-  for (int r : ranks) mix(static_cast<uint64_t>(r));
-  return h;
+  Fnv1a h;
+  h.add(ranks.size());
+  for (int r : ranks) h.add(r);
+  return h.value();
 }
 
 std::string rank_list(const std::vector<int>& ranks) {

@@ -1,5 +1,6 @@
 #include "weft/p2p.h"
 
+#include "core/api/argument_checks.h"
 #include "core/init/context.h"
 #include "core/p2p/engine.h"
 #include "weft/error.h"
@@ -12,28 +13,17 @@ using GroupPtr = std::shared_ptr<const detail::GroupState>;
 // Checks what every point-to-point call needs and returns the resolved group.
 const GroupPtr& validate(const char* op, const Tensor& tensor, int peer, bool any_allowed, int tag,
                          const Group& group, const char* peer_name) {
-  const GroupPtr& g = core::resolve_group(group, op);
-  auto fail = [&](const std::string& what) {
-    throw InvalidArgument(std::string(op) + " (rank " + std::to_string(g->rank) + " of group " +
-                          g->name + "): " + what);
-  };
-  if (g->rank < 0) fail("this process is not a member of the group");
-  if (any_allowed ? (peer < -1 || peer >= g->size()) : (peer < 0 || peer >= g->size())) {
-    fail(std::string(peer_name) + " " + std::to_string(peer) + " is outside [0, " +
-         std::to_string(g->size()) + ")" + (any_allowed ? " (or kAnySource)" : ""));
+  core::Checker check(op, group);
+  if (any_allowed ? (peer < -1 || peer >= check.size()) : (peer < 0 || peer >= check.size())) {
+    check.fail(std::string(peer_name) + " " + std::to_string(peer) + " is outside [0, " +
+               std::to_string(check.size()) + ")" + (any_allowed ? " (or kAnySource)" : ""));
   }
   if (any_allowed ? tag < -1 : tag < 0) {
-    fail("tag " + std::to_string(tag) + " is negative" +
-         (any_allowed ? " (only kAnyTag may be)" : ""));
+    check.fail("tag " + std::to_string(tag) + " is negative" +
+               (any_allowed ? " (only kAnyTag may be)" : ""));
   }
-  if (static_cast<int>(tensor.dtype()) >= kNumDTypes) fail("the tensor's dtype is invalid");
-  if (tensor.device().type != DeviceType::kCpu) {
-    fail("the tensor is on a CUDA device, and this build of weft moves host memory only");
-  }
-  if (tensor.data() == nullptr && tensor.count() > 0) {
-    fail("the tensor has " + std::to_string(tensor.count()) + " elements but no data pointer");
-  }
-  return g;
+  check.tensor(tensor, "the tensor");
+  return check.group();
 }
 
 // Waits for a blocking call's request; on timeout, abandons it so that weft never

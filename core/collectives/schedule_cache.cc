@@ -1,25 +1,14 @@
 #include "core/collectives/schedule_cache.h"
 
+#include "core/base/fnv_hash.h"
+
 namespace weft::core {
 namespace {
 
-// FNV-1a over the fields a schedule depends on: not the op or dtype, which only the
-// kernels see (the dtype's element size enters through the segment), nor addresses.
-class Hash {
- public:
-  template <typename T>
-  void add(const T& value) {
-    const auto* bytes = reinterpret_cast<const unsigned char*>(&value);
-    for (size_t i = 0; i < sizeof value; ++i) h_ = (h_ ^ bytes[i]) * 1099511628211ull;
-  }
-  uint64_t value() const { return h_; }
-
- private:
-  uint64_t h_ = 1469598103934665603ull;
-};
-
+// What a schedule depends on: not the op or dtype, which only the kernels see (the
+// dtype's element size enters through the segment), nor addresses.
 uint64_t hash_of(const Algorithm& algorithm, const CollectiveSpec& spec) {
-  Hash h;
+  Fnv1a h;
   h.add(&algorithm);
   h.add(spec.kind);
   h.add(spec.size);

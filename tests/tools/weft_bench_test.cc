@@ -17,6 +17,13 @@ using weft::weftrun::testing::run_weftrun;
 
 constexpr char kWeftBench[] = "tools/bench/weft-bench";
 
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 TEST(WeftBench, PingpongWritesOneCorrectRowPerSize) {
   const char* tmp = std::getenv("TEST_TMPDIR");
   std::string json = std::string(tmp ? tmp : "/tmp") + "/pingpong.json";
@@ -26,11 +33,8 @@ TEST(WeftBench, PingpongWritesOneCorrectRowPerSize) {
   ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
   EXPECT_NE(result.out.find("weft_us"), std::string::npos) << result.out;
 
-  std::ifstream in(json);
-  ASSERT_TRUE(in) << "no " << json;
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string doc = text.str();
+  ASSERT_TRUE(std::ifstream(json)) << "no " << json;
+  std::string doc = read_file(json);
   std::regex row(
       R"re(\{"bytes": (\d+), "weft_us": ([0-9.]+), "baseline_us": ([0-9.]+), "weft_gbps": ([0-9.]+), "baseline_gbps": ([0-9.]+), "wrong": (\d+)\})re");
   uint64_t expected_bytes = 1;
@@ -49,13 +53,6 @@ TEST(WeftBench, RefusesAWorldOtherThanTwo) {
   auto result = run_weftrun({"-n", "3", kWeftBench, "pingpong"}, {}, std::chrono::seconds(60));
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_NE(result.err.find("needs exactly 2 ranks"), std::string::npos) << result.err;
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 // Every collective, dtype and op at 2 and 3 ranks: #wrong is 0 in every row, and the

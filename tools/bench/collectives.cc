@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
-#include <functional>
 
 #include "core/reduce/reduce_kernels.h"
 #include "tools/bench/typed_values.h"
@@ -13,9 +12,20 @@ namespace weft::bench {
 namespace {
 
 enum class Shape { kVector, kGathered, kScattered };
+enum class Which {
+  kAllReduce,
+  kBroadcast,
+  kReduce,
+  kAllGather,
+  kGather,
+  kScatter,
+  kReduceScatter,
+  kAllToAll
+};
 
 struct Collective {
   const char* name;
+  Which which;
   Shape shape;
   bool reduces, rooted;
   double (*busbw_factor)(int n);
@@ -26,14 +36,14 @@ double spread_factor(int n) { return static_cast<double>(n - 1) / n; }
 double one(int) { return 1.0; }
 
 const Collective kCollectives[] = {
-    {"all_reduce", Shape::kVector, true, false, ring_factor},
-    {"broadcast", Shape::kVector, false, true, one},
-    {"reduce", Shape::kVector, true, true, one},
-    {"all_gather", Shape::kGathered, false, false, spread_factor},
-    {"gather", Shape::kGathered, false, true, spread_factor},
-    {"scatter", Shape::kScattered, false, true, spread_factor},
-    {"reduce_scatter", Shape::kScattered, true, false, spread_factor},
-    {"all_to_all", Shape::kScattered, false, false, spread_factor},
+    {"all_reduce", Which::kAllReduce, Shape::kVector, true, false, ring_factor},
+    {"broadcast", Which::kBroadcast, Shape::kVector, false, true, one},
+    {"reduce", Which::kReduce, Shape::kVector, true, true, one},
+    {"all_gather", Which::kAllGather, Shape::kGathered, false, false, spread_factor},
+    {"gather", Which::kGather, Shape::kGathered, false, true, spread_factor},
+    {"scatter", Which::kScatter, Shape::kScattered, false, true, spread_factor},
+    {"reduce_scatter", Which::kReduceScatter, Shape::kScattered, true, false, spread_factor},
+    {"all_to_all", Which::kAllToAll, Shape::kScattered, false, false, spread_factor},
 };
 
 const Collective& find(const std::string& name) {
@@ -51,26 +61,35 @@ struct Call {
   ReduceOp op;
   uint64_t part;  // elements per rank (the whole vector for kVector shapes)
 
+  int rank;
+
   void operator()(Buffer& big, Buffer& small, bool in_place) const {
-    const int r = get_rank();
-    std::string name = c.name;
-    Tensor slice = big.tensor(r * part, part);
-    if (name == "all_reduce") {
-      in_place ? all_reduce(big.tensor(), op) : all_reduce(small.tensor(), big.tensor(), op);
-    } else if (name == "broadcast") {
-      broadcast(in_place ? big.tensor() : small.tensor(), root);
-    } else if (name == "reduce") {
-      in_place ? reduce(big.tensor(), root, op) : reduce(small.tensor(), big.tensor(), root, op);
-    } else if (name == "all_gather") {
-      all_gather(in_place ? slice : small.tensor(), big.tensor());
-    } else if (name == "gather") {
-      gather(in_place && r == root ? slice : small.tensor(), big.tensor(), root);
-    } else if (name == "scatter") {
-      scatter(big.tensor(), in_place && r == root ? slice : small.tensor(), root);
-    } else if (name == "reduce_scatter") {
-      reduce_scatter(big.tensor(), in_place ? slice : small.tensor(), op);
-    } else if (name == "all_to_all") {
-      all_to_all(big.tensor(), in_place ? big.tensor() : small.tensor());
+    Tensor slice = big.tensor(rank * part, part);
+    switch (c.which) {
+      case Which::kAllReduce:
+        in_place ? all_reduce(big.tensor(), op) : all_reduce(small.tensor(), big.tensor(), op);
+        return;
+      case Which::kBroadcast:
+        broadcast(in_place ? big.tensor() : small.tensor(), root);
+        return;
+      case Which::kReduce:
+        in_place ? reduce(big.tensor(), root, op) : reduce(small.tensor(), big.tensor(), root, op);
+        return;
+      case Which::kAllGather:
+        all_gather(in_place ? slice : small.tensor(), big.tensor());
+        return;
+      case Which::kGather:
+        gather(in_place && rank == root ? slice : small.tensor(), big.tensor(), root);
+        return;
+      case Which::kScatter:
+        scatter(big.tensor(), in_place && rank == root ? slice : small.tensor(), root);
+        return;
+      case Which::kReduceScatter:
+        reduce_scatter(big.tensor(), in_place ? slice : small.tensor(), op);
+        return;
+      case Which::kAllToAll:
+        all_to_all(big.tensor(), in_place ? big.tensor() : small.tensor());
+        return;
     }
   }
 };
@@ -83,18 +102,18 @@ uint64_t checked_call(const Call& call, Buffer& big, Buffer& small, bool in_plac
   const DType d = big.dtype;
   const uint64_t part = call.part;
   const uint64_t total = big.tensor().count();
-  std::string name = call.c.name;
+  const Which which = call.c.which;
   ReduceOp op = call.op;
   // Inputs.
-  if (name == "all_reduce" || name == "reduce") {
+  if (which == Which::kAllReduce || which == Which::kReduce) {
     Buffer& in = in_place ? big : small;
     for (uint64_t i = 0; i < total; ++i) in.set(i, input_value(d, op, r, i));
-  } else if (name == "reduce_scatter") {
+  } else if (which == Which::kReduceScatter) {
     for (uint64_t i = 0; i < total; ++i) big.set(i, input_value(d, op, r, i));
-  } else if (name == "broadcast") {
+  } else if (which == Which::kBroadcast) {
     Buffer& b = in_place ? big : small;
     for (uint64_t i = 0; i < total; ++i) b.set(i, r == call.root ? datum(call.root, i) : 0);
-  } else if (name == "all_gather" || name == "gather") {
+  } else if (which == Which::kAllGather || which == Which::kGather) {
     for (uint64_t i = 0; i < part; ++i) {
       (in_place ? big : small).set((in_place ? r * part : 0) + i, datum(r, i));
     }
@@ -107,22 +126,22 @@ uint64_t checked_call(const Call& call, Buffer& big, Buffer& small, bool in_plac
   auto expect = [&](const Buffer& b, uint64_t at, double want) {
     if (!matches(d, op, b.get(at), want)) ++wrong;
   };
-  if (name == "all_reduce" || (name == "reduce" && r == call.root)) {
+  if (which == Which::kAllReduce || (which == Which::kReduce && r == call.root)) {
     for (uint64_t i = 0; i < total; ++i) expect(big, i, reduced_value(d, op, n, i));
-  } else if (name == "reduce_scatter") {
+  } else if (which == Which::kReduceScatter) {
     const Buffer& out = in_place ? big : small;
     uint64_t at = in_place ? r * part : 0;
     for (uint64_t i = 0; i < part; ++i) expect(out, at + i, reduced_value(d, op, n, r * part + i));
-  } else if (name == "broadcast") {
+  } else if (which == Which::kBroadcast) {
     for (uint64_t i = 0; i < total; ++i) expect(in_place ? big : small, i, datum(call.root, i));
-  } else if (name == "all_gather" || (name == "gather" && r == call.root)) {
+  } else if (which == Which::kAllGather || (which == Which::kGather && r == call.root)) {
     for (uint64_t i = 0; i < total; ++i) expect(big, i, datum(i / part, i % part));
-  } else if (name == "scatter") {
+  } else if (which == Which::kScatter) {
     bool here = in_place && r == call.root;
     for (uint64_t i = 0; i < part; ++i) {
       expect(here ? big : small, (here ? r * part : 0) + i, datum(call.root, r * part + i));
     }
-  } else if (name == "all_to_all") {
+  } else if (which == Which::kAllToAll) {
     const Buffer& out = in_place ? big : small;
     for (uint64_t i = 0; i < total; ++i) expect(out, i, datum(i / part, r * part + i % part));
   }
@@ -178,8 +197,8 @@ std::vector<CollectiveRow> run_collective_benchmark(const CollectiveOptions& opt
         uint64_t total = bytes / esize;
         if (c.shape != Shape::kVector) total = total / n * n;  // whole parts per rank
         const uint64_t part = c.shape == Shape::kVector ? total : total / n;
-        Buffer big(d, total), small(d, c.name == std::string("all_to_all") ? total : part);
-        Call call{c, c.rooted ? options.root : -1, op, part};
+        Buffer big(d, total), small(d, c.which == Which::kAllToAll ? total : part);
+        Call call{c, c.rooted ? options.root : -1, op, part, rank};
         CollectiveRow row{total * esize,
                           total,
                           d,

@@ -2,39 +2,30 @@
 
 #include <algorithm>
 
+#include "tools/bench/typed_values.h"
+
 namespace weft::core::testing {
 namespace {
 
 int32_t value(int rank, uint64_t i) { return static_cast<int32_t>((rank * 31 + i * 7) % 17) - 8; }
 
-int32_t combine(ReduceOp op, int32_t a, int32_t b) {
-  switch (op) {
-    case ReduceOp::kSum:
-    case ReduceOp::kAvg:
-      return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
-    case ReduceOp::kProduct:
-      return static_cast<int32_t>(static_cast<uint32_t>(a) * static_cast<uint32_t>(b));
-    case ReduceOp::kMin:
-      return std::min(a, b);
-    case ReduceOp::kMax:
-      return std::max(a, b);
-    case ReduceOp::kBand:
-      return a & b;
-    case ReduceOp::kBor:
-      return a | b;
-    case ReduceOp::kBxor:
-      return a ^ b;
-  }
-  return 0;
+bool reduces(const SimCase& c) {
+  return c.kind == CollectiveKind::kAllReduce || c.kind == CollectiveKind::kReduce ||
+         c.kind == CollectiveKind::kReduceScatter;
+}
+
+// Element i of rank r's input: for reductions, the data of weft-bench's checks, whose
+// reduction bench::reduced_value() gives; otherwise a pattern that tells blocks apart.
+int32_t input(const SimCase& c, int rank, uint64_t i) {
+  if (!reduces(c)) return value(rank, i);
+  return static_cast<int32_t>(bench::input_value(DType::kInt32, c.op, rank, i));
 }
 
 // The reduction over all ranks of element i, for i < elements.
 std::vector<int32_t> reduced(const SimCase& c, uint64_t elements) {
   std::vector<int32_t> v(elements);
   for (uint64_t i = 0; i < elements; ++i) {
-    v[i] = value(0, i);
-    for (int r = 1; r < c.size; ++r) v[i] = combine(c.op, v[i], value(r, i));
-    if (c.op == ReduceOp::kAvg) v[i] /= c.size;
+    v[i] = static_cast<int32_t>(bench::reduced_value(DType::kInt32, c.op, c.size, i));
   }
   return v;
 }
@@ -55,11 +46,9 @@ SimResult run_sim(const Algorithm& algorithm, const SimCase& c) {
     total += blocks[r].count;
   }
   std::vector<std::vector<int32_t>> expected(n);
-  bool reducing = c.kind == CollectiveKind::kAllReduce || c.kind == CollectiveKind::kReduce ||
-                  c.kind == CollectiveKind::kReduceScatter;
   std::vector<int32_t> reference =
-      reducing ? reduced(c, c.kind == CollectiveKind::kReduceScatter ? total : c.count)
-               : std::vector<int32_t>();
+      reduces(c) ? reduced(c, c.kind == CollectiveKind::kReduceScatter ? total : c.count)
+                 : std::vector<int32_t>();
   for (int r = 0; r < n; ++r) {
     CollectiveSpec& s = specs[r];
     s.kind = c.kind;
@@ -86,7 +75,7 @@ SimResult run_sim(const Algorithm& algorithm, const SimCase& c) {
         if (c.kind == CollectiveKind::kAllReduce || r == c.root) {
           for (uint64_t i = 0; i < c.count; ++i) expected[r].push_back(reference[i]);
         } else {
-          for (uint64_t i = 0; i < c.count; ++i) expected[r].push_back(value(r, i));
+          for (uint64_t i = 0; i < c.count; ++i) expected[r].push_back(input(c, r, i));
         }
         if (c.in_place) s.input_in_output = 0;
         break;
@@ -133,9 +122,9 @@ SimResult run_sim(const Algorithm& algorithm, const SimCase& c) {
         if (c.in_place) s.input_in_output = 0;
         break;
     }
-    // Inputs carry value(r, i) at element i; scatter's root input is the whole vector.
+    // Inputs carry input(c, r, i) at element i; scatter's root input is the whole vector.
     in[r].resize(std::max<uint64_t>(in_count, 1));
-    for (uint64_t i = 0; i < in_count; ++i) in[r][i] = value(r, i);
+    for (uint64_t i = 0; i < in_count; ++i) in[r][i] = input(c, r, i);
     out[r].assign(std::max<uint64_t>(out_count, 1), -12345);
     if (c.kind == CollectiveKind::kBroadcast) {
       for (uint64_t i = 0; i < out_count && r == c.root; ++i) out[r][i] = value(r, i);
@@ -146,7 +135,7 @@ SimResult run_sim(const Algorithm& algorithm, const SimCase& c) {
     buffers[r].output = reinterpret_cast<std::byte*>(out[r].data());
     if (c.in_place && s.input_in_output >= 0) {
       // The input lies in the output: put the rank's data there.
-      for (uint64_t i = 0; i < in_count; ++i) out[r][s.input_in_output + i] = value(r, i);
+      for (uint64_t i = 0; i < in_count; ++i) out[r][s.input_in_output + i] = input(c, r, i);
       buffers[r].input = reinterpret_cast<std::byte*>(out[r].data() + s.input_in_output);
     }
     if (c.in_place && s.output_in_input) {

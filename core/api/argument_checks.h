@@ -1,0 +1,43 @@
+// Checker: the argument checks shared by the point-to-point and collective calls.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "core/p2p/group_state.h"
+#include "weft/collectives.h"
+#include "weft/group.h"
+#include "weft/tensor.h"
+
+namespace weft::core {
+
+// "rank 1 of group world"
+std::string group_clause(const detail::GroupState& group);
+
+// Argument checks that name the operation, the rank and the group, e.g.
+// "all_reduce (rank 1 of group world): root 5 is outside [0, 4)". Constructing one
+// resolves the group and refuses a process that is not a member.
+class Checker {
+ public:
+  Checker(const char* op, const Group& group);
+  const std::shared_ptr<const detail::GroupState>& group() const { return group_; }
+  int rank() const { return group_->rank; }
+  int size() const { return group_->size(); }
+
+  [[noreturn]] void fail(const std::string& what) const;
+  // A usable tensor: valid dtype, host memory, data unless empty.
+  void tensor(const Tensor& t, const char* name) const;
+  void root(int root) const;
+  void op_on(ReduceOp op, DType dtype) const;
+  void same_dtype(const Tensor& a, const char* a_name, const Tensor& b, const char* b_name) const;
+  void count(const Tensor& t, const char* name, uint64_t expected, const std::string& why) const;
+
+ private:
+  const char* op_;
+  // The group outlives the call: resolve_group() hands out the caller's Group's state
+  // or the context's world, so a reference is enough (no reference count to touch).
+  const std::shared_ptr<const detail::GroupState>& group_;
+};
+
+}  // namespace weft::core
