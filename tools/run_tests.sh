@@ -12,8 +12,19 @@ bazel_status=$?
 format_status=0
 tools/check_format.sh || format_status=1
 
-tools/summarize_tests.sh "$format_status"
+# The shared-memory transport unlinks its segments at start-up; none may outlive the
+# suite, whatever its tests killed.
+leftover_status=0
+leftovers=$(find /dev/shm -maxdepth 1 -name 'weft-*' 2>/dev/null)
+if [ -n "$leftovers" ]; then
+  echo "weft segments left in /dev/shm after the tests:"
+  echo "$leftovers"
+  leftover_status=1
+fi
+
+tools/summarize_tests.sh "$format_status" "$leftover_status"
 summary_status=$?
-if [ "$bazel_status" -ne 0 ] || [ "$format_status" -ne 0 ] || [ "$summary_status" -ne 0 ]; then
+if [ "$bazel_status" -ne 0 ] || [ "$format_status" -ne 0 ] || [ "$leftover_status" -ne 0 ] ||
+  [ "$summary_status" -ne 0 ]; then
   exit 1
 fi

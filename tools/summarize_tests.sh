@@ -2,10 +2,12 @@
 # Counts test cases in the GoogleTest XML reports of every test target of the last
 # `bazel test //...` and prints "N passed, N failed" as its last line. A target that
 # left no report (it did not build, crashed, or timed out) counts as one failed case.
-# $1: the exit status of the style check, counted as one more case.
+# $1: the exit status of the style check, $2 that of the /dev/shm leftover check, each
+# counted as one more case.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 format_status=${1:-0}
+leftover_status=${2:-0}
 passed=0 failed=0 skipped=0
 failed_targets=()
 
@@ -53,6 +55,12 @@ if [ "$format_status" -eq 0 ]; then
 else
   failed=$((failed + 1))
   failed_targets+=("clang-format check")
+fi
+if [ "$leftover_status" -eq 0 ]; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1))
+  failed_targets+=("no weft segment left in /dev/shm")
 fi
 
 if [ ${#failed_targets[@]} -ne 0 ]; then

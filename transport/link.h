@@ -66,6 +66,18 @@ class Link {
   // Reads and writes without blocking. Dispatches handler upcalls.
   virtual void progress() = 0;
 
+  // A link whose incoming data raises no readiness event (shared memory) is busy-polled:
+  // the engine calls progress() on every pass, and its descriptor only becomes readable
+  // when the peer rings its doorbell or goes away.
+  virtual bool busy_polled() const { return false; }
+  // epoll reports poll_fd() readable.
+  virtual void service_fd() { progress(); }
+  // The engine is about to sleep in epoll: a busy-polled link asks its peer to ring the
+  // doorbell after its next change. Returns false if work has arrived meanwhile, and
+  // the engine must not sleep. woke_up() follows every call.
+  virtual bool prepare_to_sleep() { return true; }
+  virtual void woke_up() {}
+
   // For readiness waits: the descriptor to watch, and whether output is pending.
   virtual int poll_fd() const = 0;
   virtual bool wants_write() const = 0;

@@ -12,7 +12,13 @@ const std::vector<Variable>& weft_variables() {
   static const std::vector<Variable> variables = {
       {"WEFT_DEBUG", "WARN", "log level: NONE, WARN, INFO or TRACE"},
       {"WEFT_TIMEOUT", "300", "default timeout of rendezvous and operations, in seconds"},
-      {"WEFT_TRANSPORTS", "all", "comma-separated transports weft may choose from (known: tcp)"},
+      {"WEFT_TRANSPORTS", "all",
+       "comma-separated transports weft may choose from (known: shm, tcp)"},
+      {"WEFT_SHM_RING_BYTES", "256K",
+       "shared-memory ring per local sender (at least two eager messages)"},
+      {"WEFT_SHM_SINGLE_COPY_BYTES", "0",
+       "large messages from this size are read single-copy (process_vm_readv), when "
+       "permitted; smaller ones are copied through the ring"},
       {"WEFT_SOCKET_IFNAME", "(route to the store)",
        "network interface whose address is advertised to peers"},
       {"WEFT_EAGER_LIMIT", "65536",

@@ -8,6 +8,11 @@
 namespace weft {
 namespace {
 
+uint64_t inode_of(const char* path) {
+  struct stat st {};
+  return stat(path, &st) == 0 ? st.st_ino : 0;
+}
+
 HostIdentity read_identity() {
   HostIdentity id;
   char host[256] = {0};
@@ -18,8 +23,11 @@ HostIdentity read_identity() {
   // Without a boot id (an unusual /proc) fall back to the host name, which is still
   // right for the common case of one namespace per machine.
   if (id.boot_id.empty()) id.boot_id = id.hostname;
+  id.net_namespace = inode_of("/proc/self/ns/net");
+  id.ipc_namespace = inode_of("/proc/self/ns/ipc");
+  id.pid_namespace = inode_of("/proc/self/ns/pid");
   struct stat st {};
-  if (stat("/proc/self/ns/net", &st) == 0) id.net_namespace = st.st_ino;
+  if (stat("/dev/shm", &st) == 0) id.shm_device = st.st_dev;
   return id;
 }
 

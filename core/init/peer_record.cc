@@ -9,6 +9,9 @@ std::string PeerRecord::encode() const {
       .str(host.hostname)
       .str(host.boot_id)
       .u64(host.net_namespace)
+      .u64(host.ipc_namespace)
+      .u64(host.pid_namespace)
+      .u64(host.shm_device)
       .i64(pid)
       .str(tcp)
       .take();
@@ -21,6 +24,9 @@ PeerRecord PeerRecord::decode(const std::string& bytes, int rank) {
   r.host.hostname = in.str();
   r.host.boot_id = in.str();
   r.host.net_namespace = in.u64();
+  r.host.ipc_namespace = in.u64();
+  r.host.pid_namespace = in.u64();
+  r.host.shm_device = in.u64();
   r.pid = in.i64();
   r.tcp = in.str();
   return r;

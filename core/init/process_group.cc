@@ -11,6 +11,7 @@
 #include "core/base/log.h"
 #include "core/init/context.h"
 #include "core/init/peer_record.h"
+#include "core/init/shm_peers.h"
 #include "core/init/transports.h"
 #include "rendezvous/init_method.h"
 #include "rendezvous/join.h"
@@ -97,8 +98,24 @@ void open_store(core::Context& c, const rendezvous::InitSpec& spec, const std::s
   throw error;
 }
 
+// Whoever fails to set up its links tells the others, who would otherwise wait for it.
+template <typename Step>
+void or_abort_join(core::Context& c, Step step) {
+  try {
+    step();
+  } catch (const InvalidArgument&) {
+    throw;  // the job was aborted elsewhere, and that process said why
+  } catch (const Error& e) {
+    rendezvous::abort_join(*c.store, e.what(), Deadline::after(std::chrono::seconds(2)));
+    throw;
+  }
+}
+
+// One TCP connection per peer, always: it carries the traffic to peers shared memory
+// cannot reach, and is the doorbell and the sign of life of those it can.
 void connect_peers(core::Context& c, const std::vector<core::PeerRecord>& records,
-                   tcp::TcpConnector& connector, uint64_t job_id, Deadline deadline) {
+                   tcp::TcpConnector& connector, core::ShmPeers& shm,
+                   const core::TransportChoice& transports, uint64_t job_id, Deadline deadline) {
   std::vector<std::string> tcp_records;
   std::vector<bool> same_network;
   for (const auto& r : records) {
@@ -106,21 +123,29 @@ void connect_peers(core::Context& c, const std::vector<core::PeerRecord>& record
     same_network.push_back(r.host.shares_network_with(records[c.rank].host));
   }
   std::vector<tcp::Fd> fds;
-  try {
+  or_abort_join(c, [&] {
     fds = connector.connect_all(c.rank, tcp_records, same_network, job_id, deadline,
                                 [&] { rendezvous::throw_if_aborted(*c.store, c.rank, deadline); });
-  } catch (const InvalidArgument&) {
-    throw;  // the job was aborted elsewhere, and that process said why
-  } catch (const Error& e) {
-    // Whoever cannot connect tells the others, who would otherwise wait for it.
-    rendezvous::abort_join(*c.store, e.what(), Deadline::after(std::chrono::seconds(2)));
-    throw;
-  }
+    shm.exchange(*c.store, deadline);
+    for (int peer = 0; peer < c.world_size; ++peer) {
+      if (peer != c.rank && !transports.tcp && !shm.reaches(peer)) {
+        throw InvalidArgument("init_process_group (rank " + std::to_string(c.rank) +
+                              "): " + transports.setting + ", but " + c.engine->peer_name(peer) +
+                              " does not share memory with this process");
+      }
+    }
+  });
   for (int peer = 0; peer < c.world_size; ++peer) {
     if (peer == c.rank) continue;
-    auto link = std::make_unique<tcp::TcpLink>(peer, std::move(fds[peer]), *c.engine);
+    std::unique_ptr<transport::Link> link;
+    if (shm.reaches(peer)) {
+      link = shm.make_link(peer, std::move(fds[peer]), *c.engine);
+    } else {
+      link = std::make_unique<tcp::TcpLink>(peer, std::move(fds[peer]), *c.engine);
+    }
     WEFT_LOG(INFO) << "rank " << c.rank << " -> " << c.engine->peer_name(peer) << ": "
-                   << link->describe() << " (" << (same_network[peer] ? "same host" : "other host")
+                   << link->describe() << " ("
+                   << (same_network[peer] ? "same host" : "another host or network namespace")
                    << ")";
     c.engine->add_link(std::move(link));
   }
@@ -138,7 +163,7 @@ void init_process_group(const std::string& backend, const std::string& init_meth
                 "init_process_group: already initialized as rank " + std::to_string(c.rank) +
                     " of " + std::to_string(c.world_size) + "; call destroy_process_group first");
   }
-  core::check_backend(backend);
+  core::TransportChoice transports = core::select_transports(backend);
   Timeout t =
       timeout.count() >= 0 ? timeout : env::get_seconds("WEFT_TIMEOUT", kDefaultGroupTimeout);
   if (t.count() <= 0) {
@@ -202,8 +227,16 @@ void init_process_group(const std::string& backend, const std::string& init_meth
 
   std::vector<core::PeerInfo> peers;
   for (const auto& r : records) peers.push_back({r.host.hostname, r.pid});
-  c->engine = std::make_unique<core::Engine>(spec.rank, peers, engine_options(records, spec.rank));
-  if (connector) connect_peers(*c, records, *connector, job_id, deadline);
+  core::EngineOptions options = engine_options(records, spec.rank);
+  c->engine = std::make_unique<core::Engine>(spec.rank, peers, options);
+  if (connector) {
+    std::unique_ptr<core::ShmPeers> shm;
+    or_abort_join(*c, [&] {
+      shm = std::make_unique<core::ShmPeers>(records, spec.rank, job_id, transports,
+                                             core::shm_options_from_env(options.eager_limit));
+    });
+    connect_peers(*c, records, *connector, *shm, transports, job_id, deadline);
+  }
   c->engine->start();
 
   std::vector<int> everyone;

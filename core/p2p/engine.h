@@ -169,18 +169,26 @@ class Engine final : public transport::LinkHandler {
   void unlink_pending(detail::RequestState& request);
   std::vector<RequestPtr> pending_requests() const;
 
-  // Progress, with mutex_ held: services every link epoll reports ready.
-  void poll_links();
+  // Progress, with mutex_ held: every busy-polled link, and then, when `check_fds`, every
+  // link epoll reports ready.
+  void poll_links(bool check_fds = true);
+  void poll_busy_links();
   // Progress for a caller's thread waiting on `request`: its peer's link directly when
   // it has one (one system call instead of epoll's two), every link now and then.
   void poll_for_caller(const detail::RequestState* request, unsigned iteration);
+  // Before sleeping in epoll: false if some busy-polled link has work already. Every
+  // call is followed by wake_busy_links().
+  bool prepare_busy_links_to_sleep();
+  void wake_busy_links();
   void progress_loop();
   void watch_output(Peer& peer);
 
   const int rank_;
   const EngineOptions options_;
   std::vector<Peer> peers_;
-  std::vector<std::unique_ptr<Comm>> comms_;                   // by comm id; created on first use
+  std::vector<Peer*> busy_links_;             // peers whose link is busy-polled (shared memory)
+  bool has_fd_links_ = false;                 // some peer's link reports data through epoll
+  std::vector<std::unique_ptr<Comm>> comms_;  // by comm id; created on first use
   std::unordered_map<uint64_t, RequestPtr> rendezvous_sends_;  // send_id -> send
   std::unordered_map<uint64_t, RequestPtr> active_recvs_;      // recv_id -> large recv
   detail::RequestState* pending_head_ = nullptr;

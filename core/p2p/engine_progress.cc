@@ -20,6 +20,9 @@ constexpr auto kProgressGrace = std::chrono::microseconds(200);
 // A spinning waiter reads the clock once per this many polls; each poll is a system
 // call already, so the deadline is still checked every few microseconds.
 constexpr unsigned kPollsPerClockRead = 8;
+// With only busy-polled links a poll costs nanoseconds, not a system call; epoll (which
+// then only reports doorbells and dead peers) is asked once per this many polls.
+constexpr unsigned kBusyPollsPerEpoll = 256;
 
 }  // namespace
 
@@ -27,13 +30,21 @@ using detail::OpKind;
 using detail::OpStage;
 using detail::RequestState;
 
-void Engine::poll_links() {
+void Engine::poll_busy_links() {
+  for (Peer* p : busy_links_) {
+    if (p->failure.empty()) p->link->progress();
+  }
+}
+
+void Engine::poll_links(bool check_fds) {
+  poll_busy_links();
+  if (!check_fds) return;
   epoll_event events[kMaxEvents];
   int n = epoll_wait(epoll_fd_, events, kMaxEvents, 0);
   for (int i = 0; i < n; ++i) {
     Peer& p = *static_cast<Peer*>(events[i].data.ptr);
     if (!p.link || !p.failure.empty()) continue;
-    p.link->progress();
+    p.link->service_fd();
     watch_output(p);
   }
 }
@@ -41,15 +52,34 @@ void Engine::poll_links() {
 void Engine::poll_for_caller(const RequestState* request, unsigned iteration) {
   note_caller_activity();
   int peer = request ? request->peer_world : -1;
-  if (peer >= 0 && peer != rank_ && iteration % 8 != 7) {
+  bool epoll_now = has_fd_links_ ? iteration % 8 == 7 : iteration % kBusyPollsPerEpoll == 0;
+  if (peer >= 0 && peer != rank_ && !epoll_now) {
     Peer& p = peers_[peer];
     if (p.link && p.failure.empty()) {
+      if (p.link->busy_polled()) {
+        poll_busy_links();  // each costs a few loads while idle
+        return;
+      }
       p.link->progress();
       watch_output(p);
       return;
     }
   }
-  poll_links();
+  poll_links(has_fd_links_ || epoll_now);
+}
+
+bool Engine::prepare_busy_links_to_sleep() {
+  bool sleep = true;
+  for (Peer* p : busy_links_) {
+    if (p->failure.empty() && !p->link->prepare_to_sleep()) sleep = false;
+  }
+  return sleep;
+}
+
+void Engine::wake_busy_links() {
+  for (Peer* p : busy_links_) {
+    if (p->failure.empty()) p->link->woke_up();
+  }
 }
 
 bool Engine::test(RequestState& request) {
@@ -119,8 +149,19 @@ void Engine::wait_any(std::span<RequestState* const> requests, Timeout timeout) 
       continue;
     }
     spinning = false;
-    epoll_event event;
-    epoll_wait(epoll_fd_, &event, 1, deadline->poll_ms(kSleepSliceMs));
+    bool sleep;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      sleep = prepare_busy_links_to_sleep();
+    }
+    int n = 0;
+    if (sleep) {
+      epoll_event event;
+      n = epoll_wait(epoll_fd_, &event, 1, deadline->poll_ms(kSleepSliceMs));
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    wake_busy_links();
+    if (n > 0) poll_links();  // reads the doorbell, so that the next sleep can begin
   }
 }
 
@@ -156,11 +197,15 @@ void Engine::progress_loop() {
     std::this_thread::sleep_for(kProgressGrace);
     if (caller_activity_.load(std::memory_order_relaxed) != activity) continue;
     // Sleep until some link is ready, without the lock, then service it with the lock.
-    int n = epoll_wait(epoll_fd_, events, kMaxEvents, kSleepSliceMs);
-    if (n > 0) {
+    bool sleep;
+    {
       std::lock_guard<std::mutex> lock(mutex_);
-      poll_links();
+      sleep = prepare_busy_links_to_sleep();
     }
+    int n = sleep ? epoll_wait(epoll_fd_, events, kMaxEvents, kSleepSliceMs) : 0;
+    std::lock_guard<std::mutex> lock(mutex_);
+    wake_busy_links();
+    if (n > 0 || !sleep || !busy_links_.empty()) poll_links();
   }
 }
 

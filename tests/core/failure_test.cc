@@ -146,11 +146,13 @@ TEST(Failures, LargeSendWithNoReceiverTimesOutAndIsWithdrawn) {
 TEST(Failures, PeerKilledMidTransferGivesPeerErrorNamingIt) {
   auto ranks = run_ranks(3, [](int rank) {
     weft::init_process_group();
-    std::vector<uint8_t> big(128u << 20);
+    // Large enough to take tens of milliseconds even single-copy through shared
+    // memory, so that the kill lands while the payload is moving.
+    std::vector<uint8_t> big(512u << 20);
     if (rank == 1) {
       wait_for_peer(0, 1);
       weft::Request r = weft::isend(weft::view(big), 0, 0);
-      std::this_thread::sleep_for(20ms);
+      std::this_thread::sleep_for(2ms);
       raise(SIGKILL);
     }
     if (rank == 0) {
@@ -158,7 +160,7 @@ TEST(Failures, PeerKilledMidTransferGivesPeerErrorNamingIt) {
       signal_peer(1, 1);
       try {
         r.wait(60s);
-        ADD_FAILURE() << "a 128 MiB transfer finished although its sender was killed";
+        ADD_FAILURE() << "a 512 MiB transfer finished although its sender was killed";
       } catch (const weft::PeerError& e) {
         EXPECT_EQ(e.peer(), 1);
         EXPECT_NE(std::string(e.what()).find("rank 1 ("), std::string::npos) << e.what();

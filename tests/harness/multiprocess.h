@@ -10,6 +10,9 @@
 //     auto ranks = run_ranks(2, [](int rank) { ... EXPECT_EQ(...) ... });
 //     expect_all_succeeded(ranks);
 //   }
+//
+// With WEFT_TEST_ODD_RANKS_OWN_IPC set (and no wrapper), odd ranks run under
+// `unshare --ipc`, so that one job mixes shared-memory and TCP links.
 #pragma once
 
 #include <chrono>

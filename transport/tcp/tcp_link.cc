@@ -55,8 +55,8 @@ TcpLink::~TcpLink() = default;
 
 void TcpLink::OutFrame::own_payload() {
   if (payload != nullptr && owned.empty() && header.payload_bytes > 0) {
-    owned.assign(reinterpret_cast<const char*>(payload), header.payload_bytes);
-    payload = reinterpret_cast<const std::byte*>(owned.data());
+    owned.assign(payload, payload + header.payload_bytes);
+    payload = owned.data();
   }
   cookie = nullptr;
   owner = nullptr;

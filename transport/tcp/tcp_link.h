@@ -43,7 +43,10 @@ class TcpLink final : public transport::Link {
   struct OutFrame {
     transport::FrameHeader header;
     const std::byte* payload = nullptr;
-    std::string owned;       // a private copy of the payload once its cookie is abandoned
+    // A private copy of the payload, for sends without a cookie and abandoned ones. A
+    // vector, not a string: frames are moved, and a short string's bytes would move with
+    // the object and leave `payload` pointing at the old one.
+    std::vector<std::byte> owned;
     void* cookie = nullptr;  // reported through on_sent when the frame is fully written
     void* owner = nullptr;   // the cookie whose memory `payload` points into
     uint64_t written = 0;    // bytes of header + payload already written

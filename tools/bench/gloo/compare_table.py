@@ -16,27 +16,14 @@ usage: compare_table.py [--weft-column auto|oop_us|ip_us] [--json OUT]
 import argparse
 import collections
 import json
-import statistics
+import os
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from bench_rows import by_bytes, fmt, load, median  # noqa: E402  (tools/bench)
+
 WRONG_FIELD = {"oop_us": "oop_wrong", "ip_us": "ip_wrong"}
-
-
-def load(path):
-    with open(path) as f:
-        return json.load(f)
-
-
-def by_bytes(document):
-    return {row["bytes"]: row for row in document["rows"]}
-
-
-def median(values):
-    return statistics.median(values) if values else None
-
-
-def fmt(value, width):
-    return f"{value:{width}.2f}" if value is not None else f"{'-':>{width}}"
 
 
 def merge(rounds, column):

@@ -1,0 +1,195 @@
+// The shared-memory transport between real processes: which peers it reaches, the
+// copying fallback where the kernel forbids single-copy reads, /dev/shm limits, and
+// that no segment outlives the set-up.
+#include <dirent.h>
+#include <gtest/gtest.h>
+#include <linux/capability.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/harness/multiprocess.h"
+#include "weft/weft.h"
+
+namespace {
+
+using weft::testing::expect_all_succeeded;
+using weft::testing::run_ranks;
+using weft::testing::RunOptions;
+
+std::vector<uint8_t> pattern(size_t bytes, uint64_t seed) {
+  std::vector<uint8_t> v(bytes);
+  for (size_t i = 0; i < bytes; ++i) v[i] = static_cast<uint8_t>((seed * 131 + i) % 251);
+  return v;
+}
+
+// Rank 0 and rank 1 swap messages of sizes on both sides of the eager limit and of the
+// ring, checking every byte.
+void exchange_and_check(int rank) {
+  const std::vector<size_t> sizes = {8, 65536, 65537, 1 << 20, (16 << 20) + 3};
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    auto mine = pattern(sizes[i], 2 * i + rank);
+    std::vector<uint8_t> got(sizes[i]);
+    weft::Request r = weft::irecv(weft::view(got), 1 - rank, static_cast<int>(i));
+    weft::send(weft::view(mine), 1 - rank, static_cast<int>(i));
+    r.wait();
+    EXPECT_TRUE(got == pattern(sizes[i], 2 * i + 1 - rank)) << sizes[i] << " bytes arrived damaged";
+  }
+}
+
+// The weft segments in /dev/shm whose creator (the pid after the last '.') is `pid`, or
+// whose creator is dead when pid is 0.
+std::vector<std::string> weft_segments(pid_t pid) {
+  std::vector<std::string> found;
+  DIR* dir = opendir("/dev/shm");
+  if (dir == nullptr) return found;
+  while (dirent* e = readdir(dir)) {
+    std::string name = e->d_name;
+    auto dot = name.rfind('.');
+    if (name.rfind("weft-", 0) != 0 || dot == std::string::npos) continue;
+    pid_t creator = static_cast<pid_t>(std::atoll(name.c_str() + dot + 1));
+    bool dead = kill(creator, 0) != 0 && errno == ESRCH;
+    if (pid != 0 ? creator == pid : dead) found.push_back(name);
+  }
+  closedir(dir);
+  return found;
+}
+
+TEST(SharedMemory, ReachesPeersSharingMemoryAndTcpTheOthers) {
+  RunOptions options;
+  options.env["WEFT_DEBUG"] = "INFO";
+  // Rank 1 in an IPC namespace of its own, like a process in another container.
+  options.wrapper = [](int rank) {
+    return rank == 1 ? std::vector<std::string>{"unshare", "--ipc"} : std::vector<std::string>{};
+  };
+  auto ranks = run_ranks(
+      3,
+      [](int rank) {
+        weft::init_process_group();
+        std::vector<int64_t> v(1000, rank + 1);
+        weft::all_reduce(weft::view(v));
+        EXPECT_EQ(v.front(), 6);
+        EXPECT_EQ(v.back(), 6);
+        std::vector<int32_t> token{rank}, got{-1};
+        weft::Request s = weft::isend(weft::view(token), (rank + 1) % 3);
+        weft::recv(weft::view(got), (rank + 2) % 3);
+        s.wait();
+        EXPECT_EQ(got[0], (rank + 2) % 3);
+        weft::destroy_process_group();
+      },
+      options);
+  expect_all_succeeded(ranks);
+  const std::string& out = ranks[0].output;
+  EXPECT_NE(out.find("rank 0 -> rank 2 ("), std::string::npos) << out;
+  auto line_of = [&](const std::string& start) {
+    auto at = out.find(start);
+    return at == std::string::npos ? std::string() : out.substr(at, out.find('\n', at) - at);
+  };
+  EXPECT_NE(line_of("rank 0 -> rank 2 (").find(": shm "), std::string::npos) << out;
+  EXPECT_NE(line_of("rank 0 -> rank 1 (").find(": tcp "), std::string::npos) << out;
+  EXPECT_NE(out.find("another IPC or PID namespace"), std::string::npos) << out;
+}
+
+TEST(SharedMemory, LargeMessagesAreReadSingleCopyWherePermitted) {
+  RunOptions options;
+  options.env["WEFT_DEBUG"] = "INFO";
+  options.env["WEFT_TRANSPORTS"] = "shm";
+  auto ranks = run_ranks(
+      2,
+      [](int rank) {
+        weft::init_process_group();
+        exchange_and_check(rank);
+        weft::destroy_process_group();
+      },
+      options);
+  expect_all_succeeded(ranks);
+  EXPECT_NE(ranks[0].output.find("single-copy (process_vm_readv)"), std::string::npos)
+      << ranks[0].output;
+}
+
+// What a hardened container does: the process is not dumpable and has no
+// CAP_SYS_PTRACE, so the kernel refuses process_vm_readv between the ranks.
+void forbid_reading_each_others_memory() {
+  ASSERT_EQ(prctl(PR_SET_DUMPABLE, 0, 0, 0, 0), 0);
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[2] = {};
+  ASSERT_EQ(syscall(SYS_capget, &header, data), 0);
+  const uint32_t bit = 1u << (CAP_SYS_PTRACE % 32);
+  data[CAP_SYS_PTRACE / 32].effective &= ~bit;
+  data[CAP_SYS_PTRACE / 32].permitted &= ~bit;
+  data[CAP_SYS_PTRACE / 32].inheritable &= ~bit;
+  ASSERT_EQ(syscall(SYS_capset, &header, data), 0);
+}
+
+TEST(SharedMemory, ForbiddenSingleCopyFallsBackToCopyingThroughTheRing) {
+  RunOptions options;
+  options.env["WEFT_DEBUG"] = "INFO";
+  options.env["WEFT_TRANSPORTS"] = "shm";
+  auto ranks = run_ranks(
+      2,
+      [](int rank) {
+        forbid_reading_each_others_memory();
+        weft::init_process_group();
+        exchange_and_check(rank);
+        std::vector<float> v(3 << 20, 1.0f + rank);  // 12 MiB: a pipelined ring all_reduce
+        weft::all_reduce(weft::view(v));
+        EXPECT_EQ(v.front(), 3.0f);
+        EXPECT_EQ(v.back(), 3.0f);
+        weft::destroy_process_group();
+      },
+      options);
+  expect_all_succeeded(ranks);
+  for (const auto& r : ranks) {
+    EXPECT_NE(r.output.find("copied through the ring (process_vm_readv: Operation not permitted)"),
+              std::string::npos)
+        << r.output;
+  }
+}
+
+TEST(SharedMemory, AnInboxLargerThanDevShmIsAClearError) {
+  RunOptions options;
+  options.env["WEFT_SHM_RING_BYTES"] = "4096G";
+  auto ranks = run_ranks(
+      2,
+      [](int) {
+        try {
+          weft::init_process_group();
+          ADD_FAILURE() << "init_process_group succeeded";
+          weft::destroy_process_group();
+        } catch (const weft::Error& e) {
+          std::string what = e.what();
+          // Each rank fails itself or is told by the other why the job stopped.
+          EXPECT_NE(what.find("in /dev/shm and only"), std::string::npos) << what;
+          EXPECT_NE(what.find("WEFT_SHM_RING_BYTES"), std::string::npos) << what;
+        }
+      },
+      options);
+  expect_all_succeeded(ranks);
+  EXPECT_TRUE(weft_segments(0).empty());
+}
+
+TEST(SharedMemory, NoSegmentOutlivesTheSetUpEvenWhenARankIsKilled) {
+  auto ranks = run_ranks(3, [](int rank) {
+    weft::init_process_group();
+    // Unlinked once every local peer mapped it: nothing of this process is in /dev/shm
+    // while the job runs.
+    EXPECT_TRUE(weft_segments(getpid()).empty());
+    weft::Group pair = weft::new_group({0, 1});  // every rank takes part in creating it
+    weft::barrier();
+    if (rank == 2) raise(SIGKILL);
+    std::vector<int32_t> v(100000, 1);
+    weft::all_reduce(weft::view(v), weft::ReduceOp::kSum, pair);
+    EXPECT_EQ(v[0], 2);
+    weft::destroy_process_group();
+  });
+  EXPECT_EQ(ranks[2].signal, SIGKILL);
+  EXPECT_EQ(ranks[0].exit_code, 0) << ranks[0].output;
+  EXPECT_EQ(ranks[1].exit_code, 0) << ranks[1].output;
+  EXPECT_TRUE(weft_segments(0).empty());
+}
+
+}  // namespace

@@ -1,0 +1,16 @@
+"""Runs one multi-process test binary over each transport configuration."""
+
+load("@rules_cc//cc:defs.bzl", "cc_test")
+
+# name: shared memory forced (a peer it cannot reach is an error, not a silent fallback)
+# name_tcp: TCP only
+# name_mixed: odd ranks in IPC namespaces of their own, so one job mixes both links
+_VARIANTS = {
+    "": {"WEFT_TRANSPORTS": "shm"},
+    "_tcp": {"WEFT_TRANSPORTS": "tcp"},
+    "_mixed": {"WEFT_TEST_ODD_RANKS_OWN_IPC": "1"},
+}
+
+def cc_test_per_transport(name, **kwargs):
+    for suffix, env in _VARIANTS.items():
+        cc_test(name = name + suffix, env = env, **kwargs)

@@ -1,0 +1,24 @@
+// Cross-memory attach: copying straight from another process's memory with
+// process_vm_readv, the single copy behind large shared-memory messages. Linux allows it
+// only where the caller could ptrace the peer (same user and not undumpable, or
+// CAP_SYS_PTRACE; Yama and seccomp profiles in containers often forbid it), so it is
+// probed against the real peer before it is relied on.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace weft::shm {
+
+// Copies `bytes` from `remote` in process `pid` to `local`. Returns an empty string on
+// success, otherwise what went wrong ("Operation not permitted").
+std::string cma_read(pid_t pid, void* local, uint64_t remote, size_t bytes);
+
+// Whether this process may read `pid`'s memory: reads 8 bytes at `address`, which must
+// hold `expected`. `why` receives the reason when it may not.
+bool cma_probe(pid_t pid, uint64_t address, uint64_t expected, std::string* why);
+
+}  // namespace weft::shm

@@ -1,0 +1,47 @@
+// Segment: a named POSIX shared-memory object in /dev/shm, mapped into this process.
+// The creator reserves its pages up front (so a full /dev/shm is an error at start-up,
+// not a SIGBUS in the middle of a transfer) and unlinks the name as soon as every peer
+// has mapped it: from then on the memory lives exactly as long as the mappings, and a
+// crash leaves nothing behind in /dev/shm.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace weft::shm {
+
+class Segment {
+ public:
+  // Creates and maps `name` ("/weft-..."), `bytes` long and zero-filled. Throws
+  // weft::Error naming the free space of /dev/shm when it cannot hold the segment.
+  static Segment create(const std::string& name, size_t bytes);
+  // Maps an existing segment whole. Throws weft::Error if it cannot be opened.
+  static Segment open(const std::string& name);
+
+  Segment() = default;
+  Segment(Segment&& other) noexcept { *this = std::move(other); }
+  Segment& operator=(Segment&& other) noexcept;
+  Segment(const Segment&) = delete;
+  Segment& operator=(const Segment&) = delete;
+  ~Segment();  // unmaps; the creator also unlinks a name not yet unlinked
+
+  // Removes the name from /dev/shm; the mapping stays valid.
+  void unlink();
+
+  std::byte* data() const { return data_; }
+  size_t size() const { return size_; }
+  const std::string& name() const { return name_; }
+
+ private:
+  std::string name_;
+  std::byte* data_ = nullptr;
+  size_t size_ = 0;
+  bool owner_ = false;
+  bool linked_ = false;
+};
+
+// Bytes available to unprivileged writers in the file system behind /dev/shm.
+uint64_t shm_free_bytes();
+
+}  // namespace weft::shm

@@ -1,0 +1,457 @@
+#include "transport/shm/shm_link.h"
+
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+
+#include "core/base/deadline.h"
+#include "core/base/log.h"
+#include "transport/shm/cma.h"
+#include "weft/error.h"
+
+namespace weft::shm {
+namespace {
+
+using transport::FrameHeader;
+
+// Marks a ring record that describes a single-copy payload instead of carrying it; the
+// magic field belongs to the transport, and the handler never sees this value.
+constexpr uint16_t kSingleCopyMagic = 0x5743;  // "WC"
+// Payload of one process_vm_readv; the target is asked for again between pieces.
+constexpr uint64_t kSingleCopyPiece = 64ull << 20;
+// How long abandon() waits for a peer that is reading a withdrawn message right now.
+constexpr auto kWithdrawWait = std::chrono::seconds(30);
+
+uint64_t padded(uint64_t bytes) { return (bytes + kLine - 1) & ~(kLine - 1); }
+
+uint64_t record_bytes(const FrameHeader& h) {
+  return sizeof(FrameHeader) + padded(h.payload_bytes);
+}
+
+bool process_alive(pid_t pid) { return kill(pid, 0) == 0 || errno == EPERM; }
+
+}  // namespace
+
+ShmLink::ShmLink(int peer, tcp::Fd socket, transport::LinkHandler& handler,
+                 std::shared_ptr<Segment> inbox, RingView inbound,
+                 std::shared_ptr<Segment> peer_inbox, RingView outbound, ShmLinkOptions options)
+    : peer_(peer),
+      socket_(std::move(socket)),
+      handler_(handler),
+      inbox_(std::move(inbox)),
+      peer_inbox_(std::move(peer_inbox)),
+      in_(inbound),
+      out_(outbound),
+      options_(std::move(options)) {
+  tcp::set_nonblocking(socket_.get(), true);
+  tcp::set_nodelay(socket_.get());
+  out_head_ = out_tail_seen_ = 0;
+  out_tail_seen_ = out_.control->tail.load(std::memory_order_acquire);
+  in_tail_ = 0;
+  options_.stream_chunk = std::min(options_.stream_chunk, out_.capacity / 4);
+}
+
+ShmLink::~ShmLink() = default;
+
+std::string ShmLink::describe() const {
+  std::string how = options_.single_copy
+                        ? "single-copy (process_vm_readv) from " +
+                              std::to_string(options_.single_copy_min_bytes) + " B"
+                        : "copied through the ring (" + options_.no_single_copy_reason + ")";
+  return "shm " + std::to_string(out_.capacity >> 10) + " KiB rings, large messages " + how;
+}
+
+void ShmLink::OutFrame::own_payload() {
+  if (payload != nullptr && owned.empty() && header.payload_bytes > 0) {
+    owned.assign(payload, payload + header.payload_bytes);
+    payload = owned.data();
+  }
+  cookie = nullptr;
+}
+
+// ---------------------------------------------------------------------------------------
+// Producer side
+
+bool ShmLink::reserve(uint64_t bytes) {
+  if (out_.capacity - (out_head_ - out_tail_seen_) >= bytes) return true;
+  out_tail_seen_ = out_.control->tail.load(std::memory_order_acquire);
+  return out_.capacity - (out_head_ - out_tail_seen_) >= bytes;
+}
+
+void ShmLink::put(uint64_t position, const void* from, uint64_t bytes) {
+  uint64_t at = position & (out_.capacity - 1);
+  uint64_t first = std::min(bytes, out_.capacity - at);
+  std::memcpy(out_.records + at, from, first);
+  if (first < bytes)
+    std::memcpy(out_.records, static_cast<const std::byte*>(from) + first, bytes - first);
+}
+
+bool ShmLink::push_frame(const FrameHeader& header, const void* payload) {
+  uint64_t bytes = record_bytes(header);
+  if (bytes + kLine > out_.capacity) {
+    throw Error(ErrorCode::kInternal,
+                "a " + std::to_string(header.payload_bytes) + "-byte frame does not fit the " +
+                    std::to_string(out_.capacity) + "-byte shared-memory ring to rank " +
+                    std::to_string(peer_));
+  }
+  // One line beyond the record too: commit() clears the stamp of the next record there.
+  if (!reserve(bytes + kLine)) return false;
+  if (header.payload_bytes > 0) put(out_head_ + sizeof header, payload, header.payload_bytes);
+  commit(header, bytes);
+  return true;
+}
+
+void ShmLink::commit(const FrameHeader& header, uint64_t bytes) {
+  // The consumer polls the first word of the record at its tail: zero means "not yet".
+  // Clearing the next record's first word before this record becomes visible keeps that
+  // true however often the ring has wrapped.
+  std::byte* next = out_.records + ((out_head_ + bytes) & (out_.capacity - 1));
+  std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(next)).store(0, std::memory_order_relaxed);
+  std::byte* at = out_.records + (out_head_ & (out_.capacity - 1));
+  std::memcpy(at + sizeof(uint64_t), reinterpret_cast<const std::byte*>(&header) + sizeof(uint64_t),
+              sizeof header - sizeof(uint64_t));
+  uint64_t stamp;
+  std::memcpy(&stamp, &header, sizeof stamp);  // magic is non-zero, so the stamp is too
+  std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(at))
+      .store(stamp, std::memory_order_release);
+  out_head_ += bytes;
+}
+
+bool ShmLink::push_single_copy(OutStream& s) {
+  int slot = -1;
+  for (int i = 0; i < kCmaSlots && slot < 0; ++i) {
+    if (!slot_busy_[i]) slot = i;
+  }
+  if (slot < 0 || !reserve(3 * kLine)) return false;
+  CmaSlot& c = out_.control->slots[slot];
+  c.address = reinterpret_cast<uint64_t>(s.data);
+  c.bytes = s.bytes;
+  c.state.store(kSlotPosted, std::memory_order_release);
+  slot_busy_[slot] = true;
+  slot_cookie_[slot] = s.cookie;
+  ++busy_slots_;
+
+  FrameHeader h = s.header;
+  h.magic = kSingleCopyMagic;
+  h.offset = 0;
+  h.payload_bytes = s.bytes;
+  uint32_t descriptor[kLine / sizeof(uint32_t)] = {static_cast<uint32_t>(slot)};
+  put(out_head_ + sizeof h, descriptor, sizeof descriptor);
+  commit(h, 2 * kLine);
+  return true;
+}
+
+void ShmLink::publish() {
+  // Orders the records' stamps before the read of the peer's sleep flag, against
+  // prepare_to_sleep's flag-then-stamp on the other side: one of the two sees the other.
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (out_.control->consumer_asleep.load(std::memory_order_relaxed) &&
+      out_.control->consumer_asleep.exchange(0, std::memory_order_relaxed)) {
+    ring_doorbell();
+  }
+}
+
+bool ShmLink::send(const FrameHeader& header, const void* payload, void* cookie) {
+  if (failed_)
+    throw Error(ErrorCode::kPeer,
+                "link to rank " + std::to_string(peer_) + " has failed: " + failure_);
+  if (control_.empty() && !in_flush_ && push_frame(header, payload)) {
+    publish();
+    return true;
+  }
+  OutFrame frame{header, static_cast<const std::byte*>(payload), {}, cookie};
+  if (cookie == nullptr) frame.own_payload();
+  control_.push_back(std::move(frame));
+  flush();
+  return false;
+}
+
+void ShmLink::send_stream(const FrameHeader& header, const void* data, uint64_t bytes,
+                          void* cookie) {
+  if (failed_)
+    throw Error(ErrorCode::kPeer,
+                "link to rank " + std::to_string(peer_) + " has failed: " + failure_);
+  bool single = options_.single_copy && bytes >= options_.single_copy_min_bytes && bytes > 0;
+  streams_.push_back({header, static_cast<const std::byte*>(data), bytes, 0, cookie, single});
+  flush();
+}
+
+void ShmLink::flush() {
+  if (in_flush_ || failed_) return;
+  in_flush_ = true;
+  std::vector<void*> sent;
+  bool pushed = false;
+  while (!control_.empty() && push_frame(control_.front().header, control_.front().payload)) {
+    pushed = true;
+    if (control_.front().cookie != nullptr) sent.push_back(control_.front().cookie);
+    control_.pop_front();
+  }
+  // Control frames go first; streams move only once none is waiting.
+  while (control_.empty() && !streams_.empty()) {
+    OutStream& s = streams_.front();
+    if (s.single_copy) {
+      // Reported sent when the peer has read it (reap_slots).
+      if (!push_single_copy(s)) break;
+      pushed = true;
+      streams_.pop_front();
+      continue;
+    }
+    FrameHeader h = s.header;
+    h.offset = s.next_offset;
+    h.payload_bytes = std::min(options_.stream_chunk, s.bytes - s.next_offset);
+    if (!push_frame(h, s.data + s.next_offset)) break;
+    pushed = true;
+    s.next_offset += h.payload_bytes;
+    if (s.next_offset == s.bytes) {
+      if (s.cookie != nullptr) sent.push_back(s.cookie);
+      streams_.pop_front();
+    }
+  }
+  if (pushed) publish();
+  in_flush_ = false;
+  for (void* cookie : sent) handler_.on_sent(peer_, cookie);
+}
+
+void ShmLink::reap_slots() {
+  for (int i = 0; i < kCmaSlots && busy_slots_ > 0; ++i) {
+    if (!slot_busy_[i]) continue;
+    CmaSlot& c = out_.control->slots[i];
+    uint32_t state = c.state.load(std::memory_order_acquire);
+    if (state != kSlotDone && state != kSlotFree) continue;  // Free: a withdrawal seen
+    c.state.store(kSlotFree, std::memory_order_relaxed);
+    slot_busy_[i] = false;
+    --busy_slots_;
+    void* cookie = slot_cookie_[i];
+    slot_cookie_[i] = nullptr;
+    if (state == kSlotDone && cookie != nullptr) handler_.on_sent(peer_, cookie);
+  }
+}
+
+bool ShmLink::abandon(void* cookie) {
+  bool dropped = false;
+  for (auto& f : control_) {
+    if (f.cookie == cookie) f.own_payload();
+  }
+  for (auto it = streams_.begin(); it != streams_.end();) {
+    if (it->cookie == cookie) {
+      dropped = true;
+      it = streams_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (int i = 0; i < kCmaSlots; ++i) {
+    if (!slot_busy_[i] || slot_cookie_[i] != cookie) continue;
+    slot_cookie_[i] = nullptr;
+    CmaSlot& c = out_.control->slots[i];
+    uint32_t expected = kSlotPosted;
+    if (c.state.compare_exchange_strong(expected, kSlotWithdrawn, std::memory_order_acq_rel)) {
+      dropped = true;
+      continue;
+    }
+    // The peer is copying it right now; the caller may free the memory once we
+    // return, so wait for the copy to end (or the peer to die).
+    Deadline deadline = Deadline::after(kWithdrawWait);
+    while (c.state.load(std::memory_order_acquire) == kSlotReading &&
+           process_alive(options_.peer_pid) && !deadline.expired()) {
+      sched_yield();
+    }
+  }
+  return dropped;
+}
+
+// ---------------------------------------------------------------------------------------
+// Consumer side
+
+uint64_t ShmLink::stamp_at_tail() const {
+  auto* word = reinterpret_cast<uint64_t*>(in_.records + (in_tail_ & (in_.capacity - 1)));
+  return std::atomic_ref<uint64_t>(*word).load(std::memory_order_acquire);
+}
+
+void ShmLink::consume() {
+  if (in_consume_ || stamp_at_tail() == 0) return;
+  in_consume_ = true;
+  // At most one ring's worth per call, so that the tail is published and the producer
+  // can go on.
+  const uint64_t stop = in_tail_ + in_.capacity;
+  while (!failed_ && in_tail_ < stop && stamp_at_tail() != 0) {
+    FrameHeader h;
+    std::memcpy(&h, in_.records + (in_tail_ & (in_.capacity - 1)), sizeof h);
+    if (h.magic == transport::kFrameMagic) {
+      deliver_copied(h, in_tail_ + sizeof h);
+      in_tail_ += record_bytes(h);
+    } else if (h.magic == kSingleCopyMagic) {
+      uint32_t slot;
+      std::memcpy(&slot, in_.records + ((in_tail_ + sizeof h) & (in_.capacity - 1)), sizeof slot);
+      if (slot >= static_cast<uint32_t>(kCmaSlots)) {
+        fail("corrupt single-copy descriptor in the shared-memory ring");
+        break;
+      }
+      deliver_single_copy(h, slot);
+      in_tail_ += 2 * kLine;
+    } else {
+      fail("corrupt record in the shared-memory ring (bad magic)");
+      break;
+    }
+  }
+  in_consume_ = false;
+  // As in publish(): the new tail before the read of the producer's waiting flag.
+  in_.control->tail.exchange(in_tail_, std::memory_order_seq_cst);
+  if (in_.control->producer_waiting.load(std::memory_order_seq_cst) &&
+      in_.control->producer_waiting.exchange(0, std::memory_order_seq_cst)) {
+    ring_doorbell();
+  }
+}
+
+void ShmLink::deliver_copied(const FrameHeader& h, uint64_t position) {
+  handler_.on_frame(peer_, h);
+  uint64_t offset = 0;
+  while (offset < h.payload_bytes) {
+    uint64_t at = (position + offset) & (in_.capacity - 1);
+    uint64_t take = std::min(h.payload_bytes - offset, in_.capacity - at);
+    std::byte* target = handler_.payload_target(peer_, h, offset);
+    if (target != nullptr) std::memcpy(target, in_.records + at, take);
+    offset += take;
+  }
+  handler_.on_payload_done(peer_, h);
+}
+
+void ShmLink::deliver_single_copy(const FrameHeader& descriptor, uint32_t slot) {
+  CmaSlot& c = in_.control->slots[slot];
+  uint32_t expected = kSlotPosted;
+  if (!c.state.compare_exchange_strong(expected, kSlotReading, std::memory_order_acq_rel)) {
+    // Withdrawn by the sender: the message is skipped, as a dropped stream remainder
+    // is, and the sender's kCancel follows.
+    c.state.store(kSlotFree, std::memory_order_release);
+    return;
+  }
+  FrameHeader h = descriptor;
+  h.magic = transport::kFrameMagic;
+  handler_.on_frame(peer_, h);
+  for (uint64_t offset = 0; offset < h.payload_bytes;) {
+    uint64_t take = std::min(kSingleCopyPiece, h.payload_bytes - offset);
+    std::byte* target = handler_.payload_target(peer_, h, offset);
+    if (target != nullptr) {
+      std::string error = cma_read(options_.peer_pid, target, c.address + offset, take);
+      if (!error.empty()) {
+        c.state.store(kSlotDone, std::memory_order_release);
+        fail("cannot read the message from its memory (process_vm_readv: " + error + ")");
+        return;
+      }
+    }
+    offset += take;
+  }
+  c.state.store(kSlotDone, std::memory_order_release);
+  handler_.on_payload_done(peer_, h);
+}
+
+// ---------------------------------------------------------------------------------------
+// Progress, sleeping and failure
+
+void ShmLink::progress() {
+  if (!failed_) {
+    consume();
+    if (busy_slots_ > 0) reap_slots();
+    if (!control_.empty() || !streams_.empty()) flush();
+  }
+  report_failure();
+}
+
+void ShmLink::service_fd() {
+  read_socket();
+  // Whatever the peer wrote before its socket closed is in the ring: deliver it (a
+  // goodbye among it turns the failure into an orderly exit) before failing.
+  progress();
+  if (peer_closed_) fail("connection closed by the peer");
+  report_failure();
+}
+
+void ShmLink::read_socket() {
+  char sink[256];
+  while (!peer_closed_ && !failed_) {
+    ssize_t n = ::recv(socket_.get(), sink, sizeof sink, MSG_DONTWAIT);
+    if (n > 0) continue;  // doorbells: their only meaning is "look at the rings"
+    if (n == 0) {
+      peer_closed_ = true;
+    } else if (errno == EINTR) {
+      continue;
+    } else if (errno != EAGAIN && errno != EWOULDBLOCK) {
+      fail(std::string("receive failed: ") + std::strerror(errno));
+    }
+    return;
+  }
+}
+
+bool ShmLink::prepare_to_sleep() {
+  if (failed_) return true;
+  in_.control->consumer_asleep.exchange(1, std::memory_order_seq_cst);
+  if (stamp_at_tail() != 0) return false;
+  if (has_output()) {
+    out_.control->producer_waiting.exchange(1, std::memory_order_seq_cst);
+    if (out_.control->tail.load(std::memory_order_seq_cst) != out_tail_seen_) return false;
+    for (int i = 0; i < kCmaSlots; ++i) {
+      if (!slot_busy_[i]) continue;
+      uint32_t state = out_.control->slots[i].state.load(std::memory_order_seq_cst);
+      if (state == kSlotDone || state == kSlotFree) return false;
+    }
+  }
+  return true;
+}
+
+void ShmLink::woke_up() {
+  in_.control->consumer_asleep.store(0, std::memory_order_relaxed);
+  out_.control->producer_waiting.store(0, std::memory_order_relaxed);
+}
+
+void ShmLink::ring_doorbell() {
+  char bell = 1;
+  // A full socket buffer already holds a doorbell the peer has yet to read.
+  ::send(socket_.get(), &bell, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+void ShmLink::fail(const std::string& why) {
+  if (failed_) return;
+  failed_ = true;
+  failure_ = why;
+}
+
+void ShmLink::report_failure() {
+  if (failed_ && !failure_reported_) {
+    failure_reported_ = true;
+    handler_.on_link_failed(peer_, failure_);
+  }
+}
+
+void ShmLink::drain_and_close(int timeout_ms) {
+  Deadline deadline = Deadline::after(std::chrono::milliseconds(timeout_ms));
+  while (!failed_ && has_output() && !deadline.expired()) {
+    progress();
+    if (!has_output() || failed_) break;
+    // The peer consumes on its own; the doorbell wakes it if it sleeps.
+    out_.control->producer_waiting.store(1, std::memory_order_seq_cst);
+    pollfd p{socket_.get(), POLLIN, 0};
+    ::poll(&p, 1, 1);
+    read_socket();
+    if (peer_closed_) break;
+  }
+  if (has_output() && !failed_) {
+    WEFT_LOG(WARN) << "closing the shared-memory link to rank " << peer_
+                   << " with unsent data after " << timeout_ms << " ms";
+  }
+  ::shutdown(socket_.get(), SHUT_WR);
+  char sink[4096];
+  while (::recv(socket_.get(), sink, sizeof sink, MSG_DONTWAIT) > 0) {
+  }
+  failed_ = true;
+  failure_reported_ = true;
+  failure_ = "closed";
+  socket_.reset();
+}
+
+}  // namespace weft::shm

@@ -1,0 +1,135 @@
+// ShmLink: a Link to a peer on the same host through shared memory. Frames travel in
+// single-producer single-consumer rings (transport/shm/inbox.h): the sender copies a
+// frame into its ring in the peer's inbox, header last; the receiver, polling the first
+// word of the record at its tail, copies it out. No system call on that path, and no
+// shared index on it either: the receiver touches only the record's own cache lines.
+//
+// Large streams go single-copy when the peer may read this process's memory: the
+// sender posts a descriptor (address, length) and the receiver process_vm_readv()s the
+// payload straight into the receive buffer. Otherwise they are cut into chunks copied
+// through the ring, pipelined by the ring itself.
+//
+// The pair's TCP connection stays open beside the rings, for two things shared memory
+// cannot do: waking a peer that sleeps in epoll (a one-byte doorbell, sent only when the
+// peer said it was going to sleep), and telling that the peer is gone (the kernel
+// closes its socket when it exits, however it dies).
+#pragma once
+
+#include <sys/types.h>
+
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "transport/link.h"
+#include "transport/shm/inbox.h"
+#include "transport/shm/segment.h"
+#include "transport/tcp/socket.h"
+
+namespace weft::shm {
+
+struct ShmLinkOptions {
+  pid_t peer_pid = 0;
+  // The peer reads this process's large messages with process_vm_readv (probed).
+  bool single_copy = false;
+  uint64_t single_copy_min_bytes = 0;  // smaller streams go through the ring
+  uint64_t stream_chunk = 64 << 10;    // payload per ring frame of a copied stream
+  std::string no_single_copy_reason;   // for describe(), when single_copy is false
+};
+
+class ShmLink final : public transport::Link {
+ public:
+  // `inbound` is the ring the peer writes into, in `inbox` (this process's segment);
+  // `outbound` the ring this process writes into, in `peer_inbox`. The link keeps both
+  // segments mapped while it lives.
+  ShmLink(int peer, tcp::Fd socket, transport::LinkHandler& handler, std::shared_ptr<Segment> inbox,
+          RingView inbound, std::shared_ptr<Segment> peer_inbox, RingView outbound,
+          ShmLinkOptions options);
+  ~ShmLink() override;
+
+  int peer() const override { return peer_; }
+  std::string describe() const override;
+
+  bool send(const transport::FrameHeader& header, const void* payload, void* cookie) override;
+  void send_stream(const transport::FrameHeader& header, const void* data, uint64_t bytes,
+                   void* cookie) override;
+  bool abandon(void* cookie) override;
+  void progress() override;
+
+  bool busy_polled() const override { return true; }
+  void service_fd() override;
+  bool prepare_to_sleep() override;
+  void woke_up() override;
+
+  int poll_fd() const override { return socket_.get(); }
+  bool wants_write() const override { return false; }  // space is announced by doorbell
+  bool failed() const override { return failed_; }
+  void drain_and_close(int timeout_ms) override;
+
+ private:
+  struct OutFrame {
+    transport::FrameHeader header;
+    const std::byte* payload = nullptr;
+    std::vector<std::byte> owned;  // a private copy, when the caller's memory is not ours
+    void* cookie = nullptr;        // reported through on_sent once in the ring
+    void own_payload();
+  };
+  struct OutStream {
+    transport::FrameHeader header;
+    const std::byte* data;
+    uint64_t bytes;
+    uint64_t next_offset = 0;
+    void* cookie;
+    bool single_copy;
+  };
+
+  // Producer side.
+  bool reserve(uint64_t bytes);
+  void put(uint64_t position, const void* from, uint64_t bytes);
+  bool push_frame(const transport::FrameHeader& header, const void* payload);
+  bool push_single_copy(OutStream& stream);
+  // Writes `header` (its payload is in place already) as the record at out_head_, which
+  // takes `bytes` of the ring, and makes it visible.
+  void commit(const transport::FrameHeader& header, uint64_t bytes);
+  void publish();
+  void flush();
+  void reap_slots();
+  bool has_output() const { return !control_.empty() || !streams_.empty() || busy_slots_ > 0; }
+
+  // Consumer side.
+  uint64_t stamp_at_tail() const;  // zero: no record there yet
+  void consume();
+  void deliver_copied(const transport::FrameHeader& header, uint64_t position);
+  void deliver_single_copy(const transport::FrameHeader& header, uint32_t slot);
+
+  void ring_doorbell();
+  void read_socket();
+  void fail(const std::string& why);
+  void report_failure();
+
+  int peer_;
+  tcp::Fd socket_;
+  transport::LinkHandler& handler_;
+  std::shared_ptr<Segment> inbox_, peer_inbox_;
+  RingView in_, out_;
+  ShmLinkOptions options_;
+
+  uint64_t out_head_ = 0, out_tail_seen_ = 0;
+  std::deque<OutFrame> control_;
+  std::deque<OutStream> streams_;
+  void* slot_cookie_[kCmaSlots] = {};
+  bool slot_busy_[kCmaSlots] = {};
+  int busy_slots_ = 0;
+  bool in_flush_ = false;
+
+  uint64_t in_tail_ = 0;
+  bool in_consume_ = false;
+  bool peer_closed_ = false;
+
+  bool failed_ = false;
+  bool failure_reported_ = false;
+  std::string failure_;
+};
+
+}  // namespace weft::shm
