@@ -107,8 +107,15 @@ TEST(SharedMemory, LargeMessagesAreReadSingleCopyWherePermitted) {
       },
       options);
   expect_all_succeeded(ranks);
-  EXPECT_NE(ranks[0].output.find("single-copy (process_vm_readv)"), std::string::npos)
-      << ranks[0].output;
+  const std::string& out = ranks[0].output;
+  auto refused = out.find("copied through the ring (");
+  if (refused != std::string::npos) {
+    // A container's seccomp profile or Yama can forbid it even to root; then the
+    // fallback carried the messages above, and this test has nothing more to check.
+    GTEST_SKIP() << "this machine forbids process_vm_readv between the ranks: "
+                 << out.substr(refused, out.find('\n', refused) - refused);
+  }
+  EXPECT_NE(out.find("single-copy (process_vm_readv)"), std::string::npos) << out;
 }
 
 // What a hardened container does: the process is not dumpable and has no
