@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "core/base/env.h"
@@ -230,10 +231,10 @@ void init_process_group(const std::string& backend, const std::string& init_meth
   core::EngineOptions options = engine_options(records, spec.rank);
   c->engine = std::make_unique<core::Engine>(spec.rank, peers, options);
   if (connector) {
-    std::unique_ptr<core::ShmPeers> shm;
+    std::optional<core::ShmPeers> shm;
     or_abort_join(*c, [&] {
-      shm = std::make_unique<core::ShmPeers>(records, spec.rank, job_id, transports,
-                                             core::shm_options_from_env(options.eager_limit));
+      shm.emplace(records, spec.rank, job_id, transports,
+                  core::shm_options_from_env(options.eager_limit));
     });
     connect_peers(*c, records, *connector, *shm, transports, job_id, deadline);
   }

@@ -56,14 +56,14 @@ ShmPeers::ShmPeers(const std::vector<PeerRecord>& records, int rank, uint64_t jo
   }
   if (locals_.empty()) return;
   // Two eager frames with their headers must fit, or an eager send could never go.
-  capacity_ = power_of_two_at_least(
+  const uint64_t capacity = power_of_two_at_least(
       std::max(options.ring_bytes, 2 * (options.eager_limit + 2 * shm::kLine)));
   // The creator's pid in the name tells whose a segment is (and whether it is alive).
   char name[96];
   std::snprintf(name, sizeof name, "/weft-%016llx-r%d.%lld",
                 static_cast<unsigned long long>(job_id), rank,
                 static_cast<long long>(records[rank].pid));
-  size_t bytes = shm::Inbox::bytes(static_cast<int>(senders.size()), capacity_);
+  size_t bytes = shm::Inbox::bytes(static_cast<int>(senders.size()), capacity);
   try {
     inbox_ = std::make_shared<shm::Segment>(shm::Segment::create(name, bytes));
   } catch (const Error& e) {
@@ -71,8 +71,10 @@ ShmPeers::ShmPeers(const std::vector<PeerRecord>& records, int rank, uint64_t jo
                               std::to_string(locals_.size()) + " peers on this host): " + e.what());
   }
   probe_value_ = std::make_unique<uint64_t>(random_nonce());
-  shm::Inbox::format(inbox_->data(), rank, senders, capacity_, *probe_value_, records[rank].pid,
+  shm::Inbox::format(inbox_->data(), rank, senders, capacity, *probe_value_, records[rank].pid,
                      reinterpret_cast<uint64_t>(probe_value_.get()));
+  shm::Inbox mine(inbox_->data(), inbox_->size(), "/dev/shm" + inbox_->name());
+  for (Local& l : locals_) l.inbound = mine.ring_for(l.rank);
 }
 
 ShmPeers::~ShmPeers() = default;
@@ -86,9 +88,8 @@ void ShmPeers::map_peer(Local& peer, rendezvous::Store& store, Deadline deadline
     if (h.owner_rank != peer.rank || h.pid != records_[peer.rank].pid) {
       throw Error(ErrorCode::kInternal, "/dev/shm" + name + " belongs to another process");
     }
-    inbox.ring_for(rank_);  // throws if it has no ring for this rank
+    peer.outbound = inbox.ring_for(rank_);  // throws if it has no ring for this rank
     peer.inbox = std::move(segment);
-    peer.mapped = true;
     peer.i_read_theirs = shm::cma_probe(static_cast<pid_t>(h.pid), h.probe_address, h.nonce,
                                         &peer.why_no_single_copy);
   } catch (const Error& e) {
@@ -103,7 +104,10 @@ void ShmPeers::exchange(rendezvous::Store& store, Deadline deadline) {
   WireWriter report;
   report.u32(static_cast<uint32_t>(locals_.size()));
   for (const Local& peer : locals_) {
-    report.i64(peer.rank).u8(peer.mapped).u8(peer.i_read_theirs).str(peer.why_no_single_copy);
+    report.i64(peer.rank)
+        .u8(peer.inbox != nullptr)
+        .u8(peer.i_read_theirs)
+        .str(peer.why_no_single_copy);
   }
   store.set(report_key(rank_), report.take(), deadline);
   for (Local& peer : locals_) {
@@ -120,8 +124,8 @@ void ShmPeers::exchange(rendezvous::Store& store, Deadline deadline) {
       peer.they_read_mine = reads;
       peer.they_cannot_read_because = why;
     }
-    peer.usable = peer.mapped && they_mapped;
-    if (peer.mapped && !they_mapped) peer.why_not = "it could not map this rank's inbox";
+    peer.usable = peer.inbox && they_mapped;
+    if (peer.inbox && !they_mapped) peer.why_not = "it could not map this rank's inbox";
     if (!peer.usable) {
       WEFT_LOG(INFO) << "rank " << rank_ << " -> rank " << peer.rank
                      << ": shared memory unavailable (" << peer.why_not << "); using tcp";
@@ -131,28 +135,31 @@ void ShmPeers::exchange(rendezvous::Store& store, Deadline deadline) {
   inbox_->unlink();
 }
 
-bool ShmPeers::reaches(int peer) const {
+const ShmPeers::Local* ShmPeers::find(int peer) const {
   for (const Local& l : locals_) {
-    if (l.rank == peer) return l.usable;
+    if (l.rank == peer) return &l;
   }
-  return false;
+  return nullptr;
+}
+
+bool ShmPeers::reaches(int peer) const {
+  const Local* l = find(peer);
+  return l != nullptr && l->usable;
 }
 
 std::unique_ptr<transport::Link> ShmPeers::make_link(int peer, tcp::Fd socket,
                                                      transport::LinkHandler& handler) {
-  for (Local& l : locals_) {
-    if (l.rank != peer) continue;
-    shm::Inbox mine(inbox_->data(), inbox_->size(), "/dev/shm" + inbox_->name());
-    shm::Inbox theirs(l.inbox->data(), l.inbox->size(), "/dev/shm" + l.inbox->name());
-    shm::ShmLinkOptions o;
-    o.peer_pid = static_cast<pid_t>(records_[peer].pid);
-    o.single_copy = l.they_read_mine;
-    o.single_copy_min_bytes = options_.single_copy_min_bytes;
-    o.no_single_copy_reason = l.they_cannot_read_because;
-    return std::make_unique<shm::ShmLink>(peer, std::move(socket), handler, inbox_,
-                                          mine.ring_for(peer), l.inbox, theirs.ring_for(rank_), o);
+  const Local* l = find(peer);
+  if (l == nullptr || !l->usable) {
+    throw Error(ErrorCode::kInternal, "no shared-memory link to rank " + std::to_string(peer));
   }
-  throw Error(ErrorCode::kInternal, "no shared-memory peer " + std::to_string(peer));
+  shm::ShmLinkOptions o;
+  o.peer_pid = static_cast<pid_t>(records_[peer].pid);
+  o.single_copy = l->they_read_mine;
+  o.single_copy_min_bytes = options_.single_copy_min_bytes;
+  o.no_single_copy_reason = l->they_cannot_read_because;
+  return std::make_unique<shm::ShmLink>(peer, std::move(socket), handler, inbox_, l->inbound,
+                                        l->inbox, l->outbound, o);
 }
 
 }  // namespace weft::core

@@ -22,6 +22,7 @@
 #include "core/init/transports.h"
 #include "rendezvous/store.h"
 #include "transport/link.h"
+#include "transport/shm/inbox.h"
 #include "transport/shm/segment.h"
 #include "transport/tcp/socket.h"
 
@@ -54,23 +55,24 @@ class ShmPeers {
  private:
   struct Local {
     int rank;
-    std::shared_ptr<shm::Segment> inbox;  // theirs, mapped
-    bool mapped = false;
-    std::string why_not;         // why shared memory does not reach them
-    bool i_read_theirs = false;  // process_vm_readv into their memory works
+    shm::RingView inbound;                // theirs to this rank, in this rank's inbox
+    std::shared_ptr<shm::Segment> inbox;  // theirs, once mapped
+    shm::RingView outbound;               // this rank's to them, in their inbox
+    std::string why_not;                  // why shared memory does not reach them
+    bool i_read_theirs = false;           // process_vm_readv into their memory works
     std::string why_no_single_copy;
     bool they_read_mine = false;
     std::string they_cannot_read_because;
     bool usable = false;
   };
   void map_peer(Local& peer, rendezvous::Store& store, Deadline deadline);
+  const Local* find(int peer) const;
 
   const std::vector<PeerRecord>& records_;
   int rank_;
   ShmOptions options_;
   std::vector<Local> locals_;
   std::shared_ptr<shm::Segment> inbox_;
-  uint64_t capacity_ = 0;
   // Read by the peers' process_vm_readv probe; lives on the heap at a stable address.
   std::unique_ptr<uint64_t> probe_value_;
 };

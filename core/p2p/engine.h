@@ -31,6 +31,8 @@
 #include "core/p2p/request_state.h"
 #include "transport/link.h"
 
+struct epoll_event;
+
 namespace weft::core {
 
 struct PeerInfo {
@@ -180,6 +182,10 @@ class Engine final : public transport::LinkHandler {
   // call is followed by wake_busy_links().
   bool prepare_busy_links_to_sleep();
   void wake_busy_links();
+  // Sleeps in epoll for at most `timeout_ms` (taking the lock only around the links'
+  // preparation and wake-up) and returns what epoll_wait returned, or -1 at once when a
+  // busy-polled link has work already.
+  int sleep_in_epoll(epoll_event* events, int max_events, int timeout_ms);
   void progress_loop();
   void watch_output(Peer& peer);
 

@@ -82,6 +82,20 @@ void Engine::wake_busy_links() {
   }
 }
 
+int Engine::sleep_in_epoll(epoll_event* events, int max_events, int timeout_ms) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!prepare_busy_links_to_sleep()) {
+      wake_busy_links();
+      return -1;
+    }
+  }
+  int n = epoll_wait(epoll_fd_, events, max_events, timeout_ms);
+  std::lock_guard<std::mutex> lock(mutex_);
+  wake_busy_links();
+  return n;
+}
+
 bool Engine::test(RequestState& request) {
   if (request.done.load(std::memory_order_acquire)) return true;
   std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
@@ -149,19 +163,12 @@ void Engine::wait_any(std::span<RequestState* const> requests, Timeout timeout) 
       continue;
     }
     spinning = false;
-    bool sleep;
-    {
+    epoll_event event;
+    if (sleep_in_epoll(&event, 1, deadline->poll_ms(kSleepSliceMs)) != 0) {
+      // Reads the doorbell (so that the next sleep can begin), or the work that came.
       std::lock_guard<std::mutex> lock(mutex_);
-      sleep = prepare_busy_links_to_sleep();
+      poll_links();
     }
-    int n = 0;
-    if (sleep) {
-      epoll_event event;
-      n = epoll_wait(epoll_fd_, &event, 1, deadline->poll_ms(kSleepSliceMs));
-    }
-    std::lock_guard<std::mutex> lock(mutex_);
-    wake_busy_links();
-    if (n > 0) poll_links();  // reads the doorbell, so that the next sleep can begin
   }
 }
 
@@ -197,15 +204,10 @@ void Engine::progress_loop() {
     std::this_thread::sleep_for(kProgressGrace);
     if (caller_activity_.load(std::memory_order_relaxed) != activity) continue;
     // Sleep until some link is ready, without the lock, then service it with the lock.
-    bool sleep;
-    {
+    if (sleep_in_epoll(events, kMaxEvents, kSleepSliceMs) != 0 || !busy_links_.empty()) {
       std::lock_guard<std::mutex> lock(mutex_);
-      sleep = prepare_busy_links_to_sleep();
+      poll_links();
     }
-    int n = sleep ? epoll_wait(epoll_fd_, events, kMaxEvents, kSleepSliceMs) : 0;
-    std::lock_guard<std::mutex> lock(mutex_);
-    wake_busy_links();
-    if (n > 0 || !sleep || !busy_links_.empty()) poll_links();
   }
 }
 

@@ -6,21 +6,15 @@
 #include <thread>
 #include <vector>
 
+#include "tests/harness/byte_pattern.h"
 #include "tests/harness/multiprocess.h"
 #include "weft/weft.h"
 
 namespace {
 
+using weft::testing::byte_pattern;
 using weft::testing::expect_all_succeeded;
 using weft::testing::run_ranks;
-
-// Byte i of message `seed` holds (seed * 131 + i) mod 251: detects shifted, swapped or
-// truncated data.
-std::vector<uint8_t> pattern(size_t bytes, uint64_t seed) {
-  std::vector<uint8_t> v(bytes);
-  for (size_t i = 0; i < bytes; ++i) v[i] = static_cast<uint8_t>((seed * 131 + i) % 251);
-  return v;
-}
 
 TEST(PointToPoint, PingPong) {
   expect_all_succeeded(run_ranks(2, [](int rank) {
@@ -50,7 +44,7 @@ TEST(PointToPoint, EverySizeArrivesIntact) {
     weft::init_process_group();
     for (size_t i = 0; i < sizes.size(); ++i) {
       if (rank == 0) {
-        auto data = pattern(sizes[i], i);
+        auto data = byte_pattern(sizes[i], i);
         weft::send(weft::view(data), 1, static_cast<int>(i));
       } else {
         std::vector<uint8_t> got(sizes[i] + 16, 0xEE);  // larger than the message
@@ -59,7 +53,7 @@ TEST(PointToPoint, EverySizeArrivesIntact) {
         EXPECT_EQ(r.source(), 0);
         EXPECT_EQ(r.tag(), static_cast<int>(i));
         EXPECT_EQ(r.bytes(), sizes[i]);
-        auto want = pattern(sizes[i], i);
+        auto want = byte_pattern(sizes[i], i);
         EXPECT_TRUE(std::equal(want.begin(), want.end(), got.begin())) << sizes[i] << " bytes";
         for (size_t j = sizes[i]; j < got.size(); ++j)
           ASSERT_EQ(got[j], 0xEE) << "wrote past the message";
@@ -80,7 +74,7 @@ TEST(PointToPoint, MessagesDoNotOvertakeAcrossTagsAndProtocols) {
     if (rank == 0) {
       std::vector<std::vector<uint8_t>> out;
       std::vector<weft::Request> requests;
-      for (int i = 0; i < kMessages; ++i) out.push_back(pattern(size_of(i), i));
+      for (int i = 0; i < kMessages; ++i) out.push_back(byte_pattern(size_of(i), i));
       for (int i = 0; i < kMessages; ++i)
         requests.push_back(weft::isend(weft::view(out[i]), 1, i % 3));
       for (auto& r : requests) r.wait();
@@ -103,7 +97,7 @@ TEST(PointToPoint, MessagesDoNotOvertakeAcrossTagsAndProtocols) {
         int i = expected_order[k];
         ASSERT_EQ(requests[k].tag(), i % 3);
         ASSERT_EQ(requests[k].bytes(), size_of(i)) << "message " << i << " overtaken";
-        auto want = pattern(size_of(i), i);
+        auto want = byte_pattern(size_of(i), i);
         ASSERT_TRUE(std::equal(want.begin(), want.end(), in[i].begin())) << "message " << i;
       }
     }
@@ -138,7 +132,7 @@ TEST(PointToPoint, AnySourceFromSeveralSenders) {
 TEST(PointToPoint, SendToSelf) {
   expect_all_succeeded(run_ranks(2, [](int rank) {
     weft::init_process_group();
-    auto small = pattern(100, 1), large = pattern(1 << 20, 2);
+    auto small = byte_pattern(100, 1), large = byte_pattern(1 << 20, 2);
     std::vector<uint8_t> got_small(100), got_large(1 << 20);
     // Small: buffered, so a blocking send before the receive is fine.
     weft::send(weft::view(small), rank, 1);
@@ -193,12 +187,12 @@ TEST(PointToPoint, SeveralThreadsCommunicateAtOnce) {
       threads.emplace_back([rank, t, &wrong] {
         for (int round = 0; round < kRounds; ++round) {
           size_t bytes = round % 4 == 3 ? 300000 : 64 + t;
-          auto out = pattern(bytes, rank * 1000 + t * 100 + round);
+          auto out = byte_pattern(bytes, rank * 1000 + t * 100 + round);
           std::vector<uint8_t> in(bytes);
           weft::Request s = weft::isend(weft::view(out), 1 - rank, t);
           weft::recv(weft::view(in), 1 - rank, t);
           s.wait();
-          if (in != pattern(bytes, (1 - rank) * 1000 + t * 100 + round)) ++wrong;
+          if (in != byte_pattern(bytes, (1 - rank) * 1000 + t * 100 + round)) ++wrong;
         }
       });
     }

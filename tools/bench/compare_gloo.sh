@@ -46,15 +46,7 @@ while [ $# -gt 0 ]; do
 done
 
 # Gloo is for this comparison only, so tools/install_deps.sh does not list it.
-if ! dpkg-query -W -f='${Status}' libgloo-dev 2>/dev/null | grep -q "ok installed"; then
-  sudo=()
-  if [ "$(id -u)" -ne 0 ]; then
-    sudo=(sudo)
-  fi
-  echo "compare_gloo: installing libgloo-dev"
-  "${sudo[@]}" apt-get update -q
-  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q libgloo-dev
-fi
+tools/install_packages.sh compare_gloo libgloo-dev
 
 targets=(//tools/weftrun:weftrun //tools/bench/gloo:gloo_allreduce)
 if [ "$gloo_only" -eq 0 ]; then

@@ -58,22 +58,7 @@ else
 fi
 
 # The MPIs are for this comparison only, so tools/install_deps.sh does not list them.
-packages=(openmpi-bin libopenmpi-dev mpich libmpich-dev)
-missing=()
-for package in "${packages[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "ok installed"; then
-    missing+=("$package")
-  fi
-done
-if [ ${#missing[@]} -ne 0 ]; then
-  sudo=()
-  if [ "$(id -u)" -ne 0 ]; then
-    sudo=(sudo)
-  fi
-  echo "compare_mpi: installing ${missing[*]}" >&2
-  "${sudo[@]}" apt-get update -q
-  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q "${missing[@]}"
-fi
+tools/install_packages.sh compare_mpi openmpi-bin libopenmpi-dev mpich libmpich-dev
 
 if [ -n "$keep" ]; then
   mkdir -p "$keep"

@@ -34,10 +34,11 @@ inline constexpr int kCmaSlots = 16;
 // go back to Free.
 enum SlotState : uint32_t { kSlotFree = 0, kSlotPosted, kSlotReading, kSlotDone, kSlotWithdrawn };
 
+// The record announcing it is the message's FrameHeader alone, with the slot's index in
+// `offset` and the message's size in `payload_bytes`.
 struct alignas(kLine) CmaSlot {
   std::atomic<uint32_t> state{kSlotFree};
   uint64_t address = 0;  // in the sender's address space
-  uint64_t bytes = 0;
 };
 
 struct RingControl {

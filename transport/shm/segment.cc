@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include "weft/error.h"
 
@@ -95,22 +96,22 @@ Segment Segment::open(const std::string& name) {
 
 Segment& Segment::operator=(Segment&& other) noexcept {
   if (this != &other) {
-    this->~Segment();
+    release();
     name_ = std::move(other.name_);
-    data_ = other.data_;
-    size_ = other.size_;
-    owner_ = other.owner_;
-    linked_ = other.linked_;
-    other.data_ = nullptr;
-    other.size_ = 0;
-    other.owner_ = other.linked_ = false;
+    data_ = std::exchange(other.data_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+    owner_ = std::exchange(other.owner_, false);
+    linked_ = std::exchange(other.linked_, false);
   }
   return *this;
 }
 
-Segment::~Segment() {
+Segment::~Segment() { release(); }
+
+void Segment::release() {
   if (data_ != nullptr) munmap(data_, size_);
   data_ = nullptr;
+  size_ = 0;
   if (owner_ && linked_) unlink();
 }
 

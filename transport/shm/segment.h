@@ -34,6 +34,8 @@ class Segment {
   const std::string& name() const { return name_; }
 
  private:
+  void release();  // unmaps, and unlinks what this process created and still names
+
   std::string name_;
   std::byte* data_ = nullptr;
   size_t size_ = 0;

@@ -30,8 +30,9 @@ constexpr auto kWithdrawWait = std::chrono::seconds(30);
 
 uint64_t padded(uint64_t bytes) { return (bytes + kLine - 1) & ~(kLine - 1); }
 
+// A single-copy record is its header alone: the payload stays in the sender's memory.
 uint64_t record_bytes(const FrameHeader& h) {
-  return sizeof(FrameHeader) + padded(h.payload_bytes);
+  return h.magic == kSingleCopyMagic ? kLine : sizeof(FrameHeader) + padded(h.payload_bytes);
 }
 
 bool process_alive(pid_t pid) { return kill(pid, 0) == 0 || errno == EPERM; }
@@ -51,9 +52,6 @@ ShmLink::ShmLink(int peer, tcp::Fd socket, transport::LinkHandler& handler,
       options_(std::move(options)) {
   tcp::set_nonblocking(socket_.get(), true);
   tcp::set_nodelay(socket_.get());
-  out_head_ = out_tail_seen_ = 0;
-  out_tail_seen_ = out_.control->tail.load(std::memory_order_acquire);
-  in_tail_ = 0;
   options_.stream_chunk = std::min(options_.stream_chunk, out_.capacity / 4);
 }
 
@@ -128,10 +126,9 @@ bool ShmLink::push_single_copy(OutStream& s) {
   for (int i = 0; i < kCmaSlots && slot < 0; ++i) {
     if (!slot_busy_[i]) slot = i;
   }
-  if (slot < 0 || !reserve(3 * kLine)) return false;
+  if (slot < 0 || !reserve(2 * kLine)) return false;  // its line, and the next stamp's
   CmaSlot& c = out_.control->slots[slot];
   c.address = reinterpret_cast<uint64_t>(s.data);
-  c.bytes = s.bytes;
   c.state.store(kSlotPosted, std::memory_order_release);
   slot_busy_[slot] = true;
   slot_cookie_[slot] = s.cookie;
@@ -139,11 +136,9 @@ bool ShmLink::push_single_copy(OutStream& s) {
 
   FrameHeader h = s.header;
   h.magic = kSingleCopyMagic;
-  h.offset = 0;
+  h.offset = static_cast<uint64_t>(slot);  // a whole message: offset 0 is implied
   h.payload_bytes = s.bytes;
-  uint32_t descriptor[kLine / sizeof(uint32_t)] = {static_cast<uint32_t>(slot)};
-  put(out_head_ + sizeof h, descriptor, sizeof descriptor);
-  commit(h, 2 * kLine);
+  commit(h, record_bytes(h));
   return true;
 }
 
@@ -158,9 +153,7 @@ void ShmLink::publish() {
 }
 
 bool ShmLink::send(const FrameHeader& header, const void* payload, void* cookie) {
-  if (failed_)
-    throw Error(ErrorCode::kPeer,
-                "link to rank " + std::to_string(peer_) + " has failed: " + failure_);
+  failure_.throw_if_failed(peer_);
   if (control_.empty() && !in_flush_ && push_frame(header, payload)) {
     publish();
     return true;
@@ -174,16 +167,14 @@ bool ShmLink::send(const FrameHeader& header, const void* payload, void* cookie)
 
 void ShmLink::send_stream(const FrameHeader& header, const void* data, uint64_t bytes,
                           void* cookie) {
-  if (failed_)
-    throw Error(ErrorCode::kPeer,
-                "link to rank " + std::to_string(peer_) + " has failed: " + failure_);
+  failure_.throw_if_failed(peer_);
   bool single = options_.single_copy && bytes >= options_.single_copy_min_bytes && bytes > 0;
   streams_.push_back({header, static_cast<const std::byte*>(data), bytes, 0, cookie, single});
   flush();
 }
 
 void ShmLink::flush() {
-  if (in_flush_ || failed_) return;
+  if (in_flush_ || failure_.failed) return;
   in_flush_ = true;
   std::vector<void*> sent;
   bool pushed = false;
@@ -280,25 +271,18 @@ void ShmLink::consume() {
   // At most one ring's worth per call, so that the tail is published and the producer
   // can go on.
   const uint64_t stop = in_tail_ + in_.capacity;
-  while (!failed_ && in_tail_ < stop && stamp_at_tail() != 0) {
+  while (!failure_.failed && in_tail_ < stop && stamp_at_tail() != 0) {
     FrameHeader h;
     std::memcpy(&h, in_.records + (in_tail_ & (in_.capacity - 1)), sizeof h);
     if (h.magic == transport::kFrameMagic) {
       deliver_copied(h, in_tail_ + sizeof h);
-      in_tail_ += record_bytes(h);
-    } else if (h.magic == kSingleCopyMagic) {
-      uint32_t slot;
-      std::memcpy(&slot, in_.records + ((in_tail_ + sizeof h) & (in_.capacity - 1)), sizeof slot);
-      if (slot >= static_cast<uint32_t>(kCmaSlots)) {
-        fail("corrupt single-copy descriptor in the shared-memory ring");
-        break;
-      }
-      deliver_single_copy(h, slot);
-      in_tail_ += 2 * kLine;
+    } else if (h.magic == kSingleCopyMagic && h.offset < kCmaSlots) {
+      deliver_single_copy(h);
     } else {
-      fail("corrupt record in the shared-memory ring (bad magic)");
+      failure_.set("corrupt record in the shared-memory ring (bad magic or slot)");
       break;
     }
+    in_tail_ += record_bytes(h);
   }
   in_consume_ = false;
   // As in publish(): the new tail before the read of the producer's waiting flag.
@@ -322,8 +306,8 @@ void ShmLink::deliver_copied(const FrameHeader& h, uint64_t position) {
   handler_.on_payload_done(peer_, h);
 }
 
-void ShmLink::deliver_single_copy(const FrameHeader& descriptor, uint32_t slot) {
-  CmaSlot& c = in_.control->slots[slot];
+void ShmLink::deliver_single_copy(const FrameHeader& record) {
+  CmaSlot& c = in_.control->slots[record.offset];
   uint32_t expected = kSlotPosted;
   if (!c.state.compare_exchange_strong(expected, kSlotReading, std::memory_order_acq_rel)) {
     // Withdrawn by the sender: the message is skipped, as a dropped stream remainder
@@ -331,8 +315,9 @@ void ShmLink::deliver_single_copy(const FrameHeader& descriptor, uint32_t slot) 
     c.state.store(kSlotFree, std::memory_order_release);
     return;
   }
-  FrameHeader h = descriptor;
+  FrameHeader h = record;
   h.magic = transport::kFrameMagic;
+  h.offset = 0;
   handler_.on_frame(peer_, h);
   for (uint64_t offset = 0; offset < h.payload_bytes;) {
     uint64_t take = std::min(kSingleCopyPiece, h.payload_bytes - offset);
@@ -341,7 +326,7 @@ void ShmLink::deliver_single_copy(const FrameHeader& descriptor, uint32_t slot) 
       std::string error = cma_read(options_.peer_pid, target, c.address + offset, take);
       if (!error.empty()) {
         c.state.store(kSlotDone, std::memory_order_release);
-        fail("cannot read the message from its memory (process_vm_readv: " + error + ")");
+        failure_.set("cannot read the message from its memory (process_vm_readv: " + error + ")");
         return;
       }
     }
@@ -355,12 +340,12 @@ void ShmLink::deliver_single_copy(const FrameHeader& descriptor, uint32_t slot) 
 // Progress, sleeping and failure
 
 void ShmLink::progress() {
-  if (!failed_) {
+  if (!failure_.failed) {
     consume();
     if (busy_slots_ > 0) reap_slots();
     if (!control_.empty() || !streams_.empty()) flush();
   }
-  report_failure();
+  failure_.report(handler_, peer_);
 }
 
 void ShmLink::service_fd() {
@@ -368,13 +353,13 @@ void ShmLink::service_fd() {
   // Whatever the peer wrote before its socket closed is in the ring: deliver it (a
   // goodbye among it turns the failure into an orderly exit) before failing.
   progress();
-  if (peer_closed_) fail("connection closed by the peer");
-  report_failure();
+  if (peer_closed_) failure_.set("connection closed by the peer");
+  failure_.report(handler_, peer_);
 }
 
 void ShmLink::read_socket() {
   char sink[256];
-  while (!peer_closed_ && !failed_) {
+  while (!peer_closed_ && !failure_.failed) {
     ssize_t n = ::recv(socket_.get(), sink, sizeof sink, MSG_DONTWAIT);
     if (n > 0) continue;  // doorbells: their only meaning is "look at the rings"
     if (n == 0) {
@@ -382,14 +367,14 @@ void ShmLink::read_socket() {
     } else if (errno == EINTR) {
       continue;
     } else if (errno != EAGAIN && errno != EWOULDBLOCK) {
-      fail(std::string("receive failed: ") + std::strerror(errno));
+      failure_.set(std::string("receive failed: ") + std::strerror(errno));
     }
     return;
   }
 }
 
 bool ShmLink::prepare_to_sleep() {
-  if (failed_) return true;
+  if (failure_.failed) return true;
   in_.control->consumer_asleep.exchange(1, std::memory_order_seq_cst);
   if (stamp_at_tail() != 0) return false;
   if (has_output()) {
@@ -415,24 +400,11 @@ void ShmLink::ring_doorbell() {
   ::send(socket_.get(), &bell, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 
-void ShmLink::fail(const std::string& why) {
-  if (failed_) return;
-  failed_ = true;
-  failure_ = why;
-}
-
-void ShmLink::report_failure() {
-  if (failed_ && !failure_reported_) {
-    failure_reported_ = true;
-    handler_.on_link_failed(peer_, failure_);
-  }
-}
-
 void ShmLink::drain_and_close(int timeout_ms) {
   Deadline deadline = Deadline::after(std::chrono::milliseconds(timeout_ms));
-  while (!failed_ && has_output() && !deadline.expired()) {
+  while (!failure_.failed && has_output() && !deadline.expired()) {
     progress();
-    if (!has_output() || failed_) break;
+    if (!has_output() || failure_.failed) break;
     // The peer consumes on its own; the doorbell wakes it if it sleeps.
     out_.control->producer_waiting.store(1, std::memory_order_seq_cst);
     pollfd p{socket_.get(), POLLIN, 0};
@@ -440,18 +412,12 @@ void ShmLink::drain_and_close(int timeout_ms) {
     read_socket();
     if (peer_closed_) break;
   }
-  if (has_output() && !failed_) {
+  if (has_output() && !failure_.failed) {
     WEFT_LOG(WARN) << "closing the shared-memory link to rank " << peer_
                    << " with unsent data after " << timeout_ms << " ms";
   }
-  ::shutdown(socket_.get(), SHUT_WR);
-  char sink[4096];
-  while (::recv(socket_.get(), sink, sizeof sink, MSG_DONTWAIT) > 0) {
-  }
-  failed_ = true;
-  failure_reported_ = true;
-  failure_ = "closed";
-  socket_.reset();
+  failure_.close();
+  tcp::close_gently(socket_);
 }
 
 }  // namespace weft::shm

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "transport/link.h"
+#include "transport/link_failure.h"
 #include "transport/shm/inbox.h"
 #include "transport/shm/segment.h"
 #include "transport/tcp/socket.h"
@@ -64,7 +65,7 @@ class ShmLink final : public transport::Link {
 
   int poll_fd() const override { return socket_.get(); }
   bool wants_write() const override { return false; }  // space is announced by doorbell
-  bool failed() const override { return failed_; }
+  bool failed() const override { return failure_.failed; }
   void drain_and_close(int timeout_ms) override;
 
  private:
@@ -101,12 +102,10 @@ class ShmLink final : public transport::Link {
   uint64_t stamp_at_tail() const;  // zero: no record there yet
   void consume();
   void deliver_copied(const transport::FrameHeader& header, uint64_t position);
-  void deliver_single_copy(const transport::FrameHeader& header, uint32_t slot);
+  void deliver_single_copy(const transport::FrameHeader& record);
 
   void ring_doorbell();
   void read_socket();
-  void fail(const std::string& why);
-  void report_failure();
 
   int peer_;
   tcp::Fd socket_;
@@ -127,9 +126,7 @@ class ShmLink final : public transport::Link {
   bool in_consume_ = false;
   bool peer_closed_ = false;
 
-  bool failed_ = false;
-  bool failure_reported_ = false;
-  std::string failure_;
+  transport::LinkFailure failure_;
 };
 
 }  // namespace weft::shm

@@ -224,6 +224,14 @@ void set_nodelay(int fd) {
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 }
 
+void close_gently(Fd& fd) {
+  ::shutdown(fd.get(), SHUT_WR);
+  char sink[4096];
+  while (::recv(fd.get(), sink, sizeof sink, MSG_DONTWAIT) > 0) {
+  }
+  fd.reset();
+}
+
 void send_all(int fd, const void* data, size_t n, Deadline deadline, const std::string& what) {
   auto* p = static_cast<const char*>(data);
   while (n > 0) {

@@ -76,6 +76,10 @@ Fd connect_to(const SocketAddress& address, Deadline deadline);
 SocketAddress local_address(int fd);
 void set_nonblocking(int fd, bool nonblocking);
 void set_nodelay(int fd);
+// Ends a connection without losing what the peer has yet to read: no more writes, then
+// the input this side did not read is read and dropped (close() with unread input
+// resets the connection, and a reset can destroy data in flight), then `fd` closes.
+void close_gently(Fd& fd);
 
 // Blocking transfers that give up at `deadline` (TimeoutError) and report a closed or
 // reset connection as Error(kPeer). `what` starts each message, e.g. "store 1.2.3.4:5".

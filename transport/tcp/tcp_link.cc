@@ -63,9 +63,7 @@ void TcpLink::OutFrame::own_payload() {
 }
 
 bool TcpLink::send(const transport::FrameHeader& header, const void* payload, void* cookie) {
-  if (failed_)
-    throw Error(ErrorCode::kPeer,
-                "link to rank " + std::to_string(peer_) + " has failed: " + failure_);
+  failure_.throw_if_failed(peer_);
   OutFrame frame{header, static_cast<const std::byte*>(payload), {}, cookie, cookie, 0};
   if (!current_ && control_.empty() && !in_flush_) {
     // Fast path: nothing queued ahead, so write header and payload in one call now.
@@ -78,7 +76,7 @@ bool TcpLink::send(const transport::FrameHeader& header, const void* payload, vo
     msg.msg_iovlen = count;
     ssize_t n = ::sendmsg(fd_.get(), &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-      fail(std::string("send failed: ") + std::strerror(errno));
+      failure_.set(std::string("send failed: ") + std::strerror(errno));
       return false;
     }
     frame.written = n > 0 ? static_cast<uint64_t>(n) : 0;
@@ -95,9 +93,7 @@ bool TcpLink::send(const transport::FrameHeader& header, const void* payload, vo
 
 void TcpLink::send_stream(const transport::FrameHeader& header, const void* data, uint64_t bytes,
                           void* cookie) {
-  if (failed_)
-    throw Error(ErrorCode::kPeer,
-                "link to rank " + std::to_string(peer_) + " has failed: " + failure_);
+  failure_.throw_if_failed(peer_);
   streams_.push_back({header, static_cast<const std::byte*>(data), bytes, 0, cookie});
   flush();
 }
@@ -122,9 +118,9 @@ bool TcpLink::abandon(void* cookie) {
 }
 
 void TcpLink::progress() {
-  if (!failed_) read();
-  if (!failed_) flush();
-  report_failure();
+  if (!failure_.failed) read();
+  if (!failure_.failed) flush();
+  failure_.report(handler_, peer_);
 }
 
 bool TcpLink::next_frame() {
@@ -151,7 +147,7 @@ bool TcpLink::next_frame() {
 }
 
 void TcpLink::flush() {
-  if (in_flush_ || failed_) return;
+  if (in_flush_ || failure_.failed) return;
   in_flush_ = true;
   while (current_ || next_frame()) {
     // Gather the current frame and the control frames behind it into one writev.
@@ -183,7 +179,7 @@ void TcpLink::flush() {
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) break;
-      fail(std::string("send failed: ") + std::strerror(errno));
+      failure_.set(std::string("send failed: ") + std::strerror(errno));
       break;
     }
     // Retire what was written: the current frame first, then the gathered ones, in the
@@ -202,15 +198,15 @@ void TcpLink::flush() {
       void* cookie = current_->cookie;
       current_.reset();
       if (cookie != nullptr) handler_.on_sent(peer_, cookie);
-      if (failed_) break;
+      if (failure_.failed) break;
     }
-    if (blocked || failed_) break;
+    if (blocked || failure_.failed) break;
   }
   in_flush_ = false;
 }
 
 void TcpLink::read() {
-  for (int reads = 0; reads < kMaxReadsPerProgress && !failed_; ++reads) {
+  for (int reads = 0; reads < kMaxReadsPerProgress && !failure_.failed; ++reads) {
     if (!consume_staging()) return;
     // Staging is empty here. A large payload piece goes straight to its target.
     std::byte* target = nullptr;
@@ -222,11 +218,11 @@ void TcpLink::read() {
       if (target != nullptr) want = std::min(left, kMaxIoBytes);
     }
     ssize_t n = ::recv(fd_.get(), target != nullptr ? target : staging_.data(), want, MSG_DONTWAIT);
-    if (n == 0) return fail("connection closed by the peer");
+    if (n == 0) return failure_.set("connection closed by the peer");
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) return;
-      return fail(std::string("receive failed: ") + std::strerror(errno));
+      return failure_.set(std::string("receive failed: ") + std::strerror(errno));
     }
     if (target != nullptr) {
       in_payload_done_ += static_cast<uint64_t>(n);
@@ -246,7 +242,7 @@ void TcpLink::read() {
 }
 
 bool TcpLink::consume_staging() {
-  while (staging_begin_ < staging_end_ && !failed_) {
+  while (staging_begin_ < staging_end_ && !failure_.failed) {
     size_t avail = staging_end_ - staging_begin_;
     const std::byte* p = staging_.data() + staging_begin_;
     if (!in_payload_) {
@@ -257,7 +253,7 @@ bool TcpLink::consume_staging() {
       if (in_header_bytes_ < sizeof(in_header_)) continue;
       in_header_bytes_ = 0;
       if (in_header_.magic != transport::kFrameMagic) {
-        fail("corrupt frame header (bad magic): the byte stream is out of step");
+        failure_.set("corrupt frame header (bad magic): the byte stream is out of step");
         return false;
       }
       handler_.on_frame(peer_, in_header_);
@@ -279,44 +275,23 @@ bool TcpLink::consume_staging() {
       handler_.on_payload_done(peer_, in_header_);
     }
   }
-  return !failed_;
-}
-
-void TcpLink::fail(const std::string& why) {
-  if (failed_) return;
-  failed_ = true;
-  failure_ = why;
-}
-
-void TcpLink::report_failure() {
-  if (failed_ && !failure_reported_) {
-    failure_reported_ = true;
-    handler_.on_link_failed(peer_, failure_);
-  }
+  return !failure_.failed;
 }
 
 void TcpLink::drain_and_close(int timeout_ms) {
   Deadline deadline = Deadline::after(std::chrono::milliseconds(timeout_ms));
-  while (!failed_ && wants_write() && !deadline.expired()) {
+  while (!failure_.failed && wants_write() && !deadline.expired()) {
     flush();
-    if (!wants_write() || failed_) break;
+    if (!wants_write() || failure_.failed) break;
     pollfd p{fd_.get(), POLLOUT, 0};
     ::poll(&p, 1, deadline.poll_ms(50));
   }
-  if (wants_write() && !failed_) {
+  if (wants_write() && !failure_.failed) {
     WEFT_LOG(WARN) << "closing the link to rank " << peer_ << " with unsent data after "
                    << timeout_ms << " ms";
   }
-  ::shutdown(fd_.get(), SHUT_WR);
-  // Unread input would make close() reset the connection, and a reset can destroy data
-  // the peer has not read yet; read what is there first.
-  char sink[4096];
-  while (::recv(fd_.get(), sink, sizeof sink, MSG_DONTWAIT) > 0) {
-  }
-  failed_ = true;
-  failure_reported_ = true;
-  failure_ = "closed";
-  fd_.reset();
+  failure_.close();
+  close_gently(fd_);
 }
 
 }  // namespace weft::tcp

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "transport/link.h"
+#include "transport/link_failure.h"
 #include "transport/tcp/socket.h"
 
 namespace weft::tcp {
@@ -36,7 +37,7 @@ class TcpLink final : public transport::Link {
   bool wants_write() const override {
     return current_.has_value() || !control_.empty() || !streams_.empty();
   }
-  bool failed() const override { return failed_; }
+  bool failed() const override { return failure_.failed; }
   void drain_and_close(int timeout_ms) override;
 
  private:
@@ -66,8 +67,6 @@ class TcpLink final : public transport::Link {
   bool next_frame();  // moves the next frame to write into current_
   void read();
   bool consume_staging();  // false once the link failed
-  void fail(const std::string& why);
-  void report_failure();
 
   int peer_;
   Fd fd_;
@@ -89,9 +88,7 @@ class TcpLink final : public transport::Link {
   bool in_payload_ = false;
   uint64_t in_payload_done_ = 0;
 
-  bool failed_ = false;
-  bool failure_reported_ = false;
-  std::string failure_;
+  transport::LinkFailure failure_;
 };
 
 }  // namespace weft::tcp

@@ -12,32 +12,29 @@
 #include <string>
 #include <vector>
 
+#include "tests/harness/byte_pattern.h"
 #include "tests/harness/multiprocess.h"
 #include "weft/weft.h"
 
 namespace {
 
+using weft::testing::byte_pattern;
 using weft::testing::expect_all_succeeded;
 using weft::testing::run_ranks;
 using weft::testing::RunOptions;
-
-std::vector<uint8_t> pattern(size_t bytes, uint64_t seed) {
-  std::vector<uint8_t> v(bytes);
-  for (size_t i = 0; i < bytes; ++i) v[i] = static_cast<uint8_t>((seed * 131 + i) % 251);
-  return v;
-}
 
 // Rank 0 and rank 1 swap messages of sizes on both sides of the eager limit and of the
 // ring, checking every byte.
 void exchange_and_check(int rank) {
   const std::vector<size_t> sizes = {8, 65536, 65537, 1 << 20, (16 << 20) + 3};
   for (size_t i = 0; i < sizes.size(); ++i) {
-    auto mine = pattern(sizes[i], 2 * i + rank);
+    auto mine = byte_pattern(sizes[i], 2 * i + rank);
     std::vector<uint8_t> got(sizes[i]);
     weft::Request r = weft::irecv(weft::view(got), 1 - rank, static_cast<int>(i));
     weft::send(weft::view(mine), 1 - rank, static_cast<int>(i));
     r.wait();
-    EXPECT_TRUE(got == pattern(sizes[i], 2 * i + 1 - rank)) << sizes[i] << " bytes arrived damaged";
+    EXPECT_TRUE(got == byte_pattern(sizes[i], 2 * i + 1 - rank))
+        << sizes[i] << " bytes arrived damaged";
   }
 }
 
@@ -57,6 +54,14 @@ std::vector<std::string> weft_segments(pid_t pid) {
   }
   closedir(dir);
   return found;
+}
+
+// Shared memory forced, and INFO logging, which names each peer's link.
+RunOptions shm_only_logging_links() {
+  RunOptions options;
+  options.env["WEFT_DEBUG"] = "INFO";
+  options.env["WEFT_TRANSPORTS"] = "shm";
+  return options;
 }
 
 TEST(SharedMemory, ReachesPeersSharingMemoryAndTcpTheOthers) {
@@ -95,9 +100,6 @@ TEST(SharedMemory, ReachesPeersSharingMemoryAndTcpTheOthers) {
 }
 
 TEST(SharedMemory, LargeMessagesAreReadSingleCopyWherePermitted) {
-  RunOptions options;
-  options.env["WEFT_DEBUG"] = "INFO";
-  options.env["WEFT_TRANSPORTS"] = "shm";
   auto ranks = run_ranks(
       2,
       [](int rank) {
@@ -105,7 +107,7 @@ TEST(SharedMemory, LargeMessagesAreReadSingleCopyWherePermitted) {
         exchange_and_check(rank);
         weft::destroy_process_group();
       },
-      options);
+      shm_only_logging_links());
   expect_all_succeeded(ranks);
   const std::string& out = ranks[0].output;
   auto refused = out.find("copied through the ring (");
@@ -133,9 +135,6 @@ void forbid_reading_each_others_memory() {
 }
 
 TEST(SharedMemory, ForbiddenSingleCopyFallsBackToCopyingThroughTheRing) {
-  RunOptions options;
-  options.env["WEFT_DEBUG"] = "INFO";
-  options.env["WEFT_TRANSPORTS"] = "shm";
   auto ranks = run_ranks(
       2,
       [](int rank) {
@@ -148,7 +147,7 @@ TEST(SharedMemory, ForbiddenSingleCopyFallsBackToCopyingThroughTheRing) {
         EXPECT_EQ(v.back(), 3.0f);
         weft::destroy_process_group();
       },
-      options);
+      shm_only_logging_links());
   expect_all_succeeded(ranks);
   for (const auto& r : ranks) {
     EXPECT_NE(r.output.find("copied through the ring (process_vm_readv: Operation not permitted)"),

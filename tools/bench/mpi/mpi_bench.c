@@ -52,6 +52,18 @@ static void usage(const char* why) {
   exit(2);
 }
 
+static void usage_about(const char* what, const char* flag) {
+  char why[128];
+  snprintf(why, sizeof why, "%s %s", what, flag);
+  usage(why);
+}
+
+// The value after the flag at argv[*i], which moves *i past it.
+static const char* flag_value(int argc, char** argv, int* i) {
+  if (*i + 1 >= argc) usage_about("missing value after", argv[*i]);
+  return argv[++*i];
+}
+
 // As weft::env::parse_bytes: digits and an optional K, M or G (powers of 1024).
 static int parse_bytes(const char* text, uint64_t* bytes) {
   if (text[0] == '\0' || text[0] == '-') return 0;
@@ -224,12 +236,7 @@ static void run_pingpong(int argc, char** argv) {
   const char* json_path = NULL;
   for (int i = 2; i < argc; ++i) {
     const char* flag = argv[i];
-    if (i + 1 >= argc) {
-      char why[128];
-      snprintf(why, sizeof why, "missing value after %s", flag);
-      usage(why);
-    }
-    const char* value = argv[++i];
+    const char* value = flag_value(argc, argv, &i);
     if (strcmp(flag, "--min-bytes") == 0) {
       min_bytes = bytes_arg(flag, value);
       if (min_bytes < 1) min_bytes = 1;
@@ -242,9 +249,7 @@ static void run_pingpong(int argc, char** argv) {
     } else if (strcmp(flag, "--json") == 0) {
       json_path = value;
     } else {
-      char why[128];
-      snprintf(why, sizeof why, "unknown option %s", flag);
-      usage(why);
+      usage_about("unknown option", flag);
     }
   }
   if (min_bytes > max_bytes) usage("--min-bytes exceeds --max-bytes");
@@ -384,12 +389,7 @@ static void run_all_reduce(int argc, char** argv) {
   const char* json_path = NULL;
   for (int i = 2; i < argc; ++i) {
     const char* flag = argv[i];
-    if (i + 1 >= argc) {
-      char why[128];
-      snprintf(why, sizeof why, "missing value after %s", flag);
-      usage(why);
-    }
-    const char* value = argv[++i];
+    const char* value = flag_value(argc, argv, &i);
     if (strcmp(flag, "-b") == 0) {
       min_bytes = bytes_arg(flag, value);
       if (min_bytes < 1) min_bytes = 1;
@@ -404,9 +404,7 @@ static void run_all_reduce(int argc, char** argv) {
     } else if (strcmp(flag, "--json") == 0) {
       json_path = value;
     } else {
-      char why[128];
-      snprintf(why, sizeof why, "unknown option %s", flag);
-      usage(why);
+      usage_about("unknown option", flag);
     }
   }
   if (min_bytes > max_bytes) usage("-b exceeds -e");
