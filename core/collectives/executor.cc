@@ -147,7 +147,12 @@ void execute(const sched::Schedule& schedule, const CollectiveSpec& spec, const 
       }
     }
   } catch (const std::exception& e) {
-    for (InFlight& f : in_flight) engine.abandon(f.request, e.what());
+    // Peers whose large messages are withdrawn learn why: a rank that died fails their
+    // receives as it fails this collective.
+    int reason = kWithdrawnAfterError;
+    if (auto* peer_error = dynamic_cast<const PeerError*>(&e)) reason = peer_error->peer();
+    if (dynamic_cast<const TimeoutError*>(&e)) reason = kWithdrawnAfterTimeout;
+    for (InFlight& f : in_flight) engine.abandon(f.request, e.what(), reason);
     throw;
   }
 }

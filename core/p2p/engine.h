@@ -28,6 +28,7 @@
 #include "core/base/deadline.h"
 #include "core/base/log.h"
 #include "core/p2p/matcher.h"
+#include "core/p2p/protocol.h"
 #include "core/p2p/request_state.h"
 #include "transport/link.h"
 
@@ -79,8 +80,10 @@ class Engine final : public transport::LinkHandler {
   // Progress without blocking, then whether `request` has completed.
   bool test(detail::RequestState& request);
   // A blocking call gave up on `request`: fail it with TimeoutError(`why`) and make sure
-  // weft never touches its buffer again.
-  void abandon(const RequestPtr& request, const std::string& why);
+  // weft never touches its buffer again. `reason` is what a peer whose large message it
+  // withdraws is told: a WithdrawReason, or the world rank whose failure was the cause.
+  void abandon(const RequestPtr& request, const std::string& why,
+               int reason = kWithdrawnAfterTimeout);
 
   // Fails pending operations, says goodbye to every peer, flushes and closes links.
   void shutdown(std::chrono::milliseconds drain);
@@ -197,6 +200,9 @@ class Engine final : public transport::LinkHandler {
   std::vector<std::unique_ptr<Comm>> comms_;  // by comm id; created on first use
   std::unordered_map<uint64_t, RequestPtr> rendezvous_sends_;  // send_id -> send
   std::unordered_map<uint64_t, RequestPtr> active_recvs_;      // recv_id -> large recv
+  // Large sends withdrawn before their CTS came, and why: the CTS is answered with a
+  // kCancel carrying the reason.
+  std::unordered_map<uint64_t, int> withdrawn_sends_;  // send_id -> reason
   detail::RequestState* pending_head_ = nullptr;
   uint64_t next_id_ = 1;
 

@@ -71,7 +71,7 @@ void Engine::on_link_failed(int peer, const std::string& why) {
   }
 }
 
-void Engine::abandon(const RequestPtr& r, const std::string& why) {
+void Engine::abandon(const RequestPtr& r, const std::string& why, int reason) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (r->done.load(std::memory_order_relaxed)) return;
   r->abandoned = true;
@@ -81,7 +81,10 @@ void Engine::abandon(const RequestPtr& r, const std::string& why) {
     // recognised and discarded; payload_target() no longer hands out its buffer.
   } else if (r->peer_world != rank_) {
     Peer& p = peers_[r->peer_world];
-    if (r->stage == OpStage::kAwaitingCts) rendezvous_sends_.erase(r->id);
+    if (r->stage == OpStage::kAwaitingCts) {
+      rendezvous_sends_.erase(r->id);
+      withdrawn_sends_[r->id] = reason;
+    }
     if (p.link && !p.link->failed()) {
       bool stream_dropped = p.link->abandon(r.get());
       if (r->stage == OpStage::kStreaming) {
@@ -89,6 +92,7 @@ void Engine::abandon(const RequestPtr& r, const std::string& why) {
         if (stream_dropped) {
           FrameHeader cancel = control_header(FrameKind::kCancel);
           cancel.recv_id = r->remote_id;
+          cancel.src = reason;
           send_control(r->peer_world, cancel);
         }
       }

@@ -209,10 +209,17 @@ void Engine::on_frame(int peer, const FrameHeader& h) {
     case FrameKind::kCts: {
       auto it = rendezvous_sends_.find(h.send_id);
       if (it == rendezvous_sends_.end()) {
-        // The send was withdrawn after a timeout: tell the receiver.
+        // The send was withdrawn: tell the receiver why.
+        auto withdrawn = withdrawn_sends_.find(h.send_id);
+        int reason = kWithdrawnAfterTimeout;
+        if (withdrawn != withdrawn_sends_.end()) {
+          reason = withdrawn->second;
+          withdrawn_sends_.erase(withdrawn);
+        }
         if (h.recv_id != 0) {
           FrameHeader cancel = control_header(FrameKind::kCancel);
           cancel.recv_id = h.recv_id;
+          cancel.src = reason;
           send_control(peer, cancel);
         }
         return;
@@ -250,11 +257,18 @@ void Engine::on_frame(int peer, const FrameHeader& h) {
       if (it == active_recvs_.end()) return;
       RequestPtr recv = it->second;
       active_recvs_.erase(it);
-      fail(recv, std::make_exception_ptr(
-                     PeerError(peer, recv->describe() + ": " + peer_name(peer) +
-                                         " withdrew the message after its send timed out (" +
-                                         std::to_string(recv->received) + " of " +
-                                         std::to_string(recv->bytes) + " bytes had arrived)")));
+      // A sender that gave up because a third rank failed names that rank, which is
+      // the error's cause here as well.
+      const int reason = h.src;
+      const bool third_rank = reason >= 0 && reason < world_size() && reason != peer;
+      std::string why = peer_name(peer) + " withdrew the message " +
+                        (third_rank ? "because " + peer_name(reason) + " failed"
+                         : reason == kWithdrawnAfterError ? "after its operation failed"
+                                                          : "after its send timed out");
+      fail(recv, std::make_exception_ptr(PeerError(
+                     third_rank ? reason : peer,
+                     recv->describe() + ": " + why + " (" + std::to_string(recv->received) +
+                         " of " + std::to_string(recv->bytes) + " bytes had arrived)")));
       return;
     }
     case FrameKind::kCredit:

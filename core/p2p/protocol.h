@@ -23,7 +23,8 @@ enum class FrameKind : uint8_t {
   kRts,        // a large message is ready: send_id, msg_bytes, tag, dtype, seq
   kCts,        // receiver matched an RTS: send_id, recv_id (0: declined, send nothing)
   kData,       // payload of a large message: recv_id, offset, payload_bytes
-  kCancel,     // the sender withdrew an announced large message: recv_id or send_id
+  kCancel,     // the sender withdrew an announced large message: recv_id; src says why
+               // (a WithdrawReason, or the world rank whose failure made it give up)
   kCredit,     // the receiver consumed msg_bytes of eager data from this sender
   kGoodbye,    // the sender is leaving the job
 };
@@ -36,6 +37,13 @@ inline transport::FrameHeader control_header(FrameKind kind) {
   h.kind = static_cast<uint8_t>(kind);
   return h;
 }
+
+// Why a sender withdrew a large message, in the src field of its kCancel frame when no
+// peer's failure was the cause (otherwise src is that peer's world rank).
+enum WithdrawReason : int32_t {
+  kWithdrawnAfterTimeout = -1,  // the send (or the collective it belongs to) timed out
+  kWithdrawnAfterError = -2,    // the collective it belongs to failed otherwise
+};
 
 // Eager data is charged this much on top of its payload, so that even zero-byte
 // messages use up credit and a receiver's unexpected queue stays bounded.
