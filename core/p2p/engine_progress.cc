@@ -52,7 +52,10 @@ void Engine::poll_links(bool check_fds) {
 void Engine::poll_for_caller(const RequestState* request, unsigned iteration) {
   note_caller_activity();
   int peer = request ? request->peer_world : -1;
-  bool epoll_now = has_fd_links_ ? iteration % 8 == 7 : iteration % kBusyPollsPerEpoll == 0;
+  // Never on the first poll of a wait: most waits end within a few polls, and epoll is
+  // a system call (measured: 0.51 against 0.38 us per 8-byte shared-memory ping-pong).
+  bool epoll_now =
+      has_fd_links_ ? iteration % 8 == 7 : iteration % kBusyPollsPerEpoll == kBusyPollsPerEpoll - 1;
   if (peer >= 0 && peer != rank_ && !epoll_now) {
     Peer& p = peers_[peer];
     if (p.link && p.failure.empty()) {
