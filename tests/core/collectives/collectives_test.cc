@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <span>
 #include <string>
 #include <thread>
 
@@ -315,6 +316,13 @@ TEST(CollectiveErrors, ADeadPeerIsAPeerErrorNamingIt) {
       EXPECT_EQ(e.peer(), 2) << e.what();
       EXPECT_NE(std::string(e.what()).find("all_reduce"), std::string::npos) << e.what();
     }
+    // Neither survivor leaves before both have seen the failure: one that left early
+    // could be what the other sees fail instead of rank 2.
+    int32_t mine = rank, theirs = -1;
+    Request sent = isend(view(std::span(&mine, 1)), 1 - rank, 99);
+    recv(view(std::span(&theirs, 1)), 1 - rank, 99);
+    sent.wait();
+    EXPECT_EQ(theirs, 1 - rank);
     _exit(::testing::Test::HasFailure() ? 1 : 0);
   });
   expect_all_succeeded(ranks);
