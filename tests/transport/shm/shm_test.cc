@@ -99,6 +99,31 @@ TEST(SharedMemory, ReachesPeersSharingMemoryAndTcpTheOthers) {
   EXPECT_NE(out.find("another IPC or PID namespace"), std::string::npos) << out;
 }
 
+TEST(SharedMemory, ForcedWhereItCannotReachIsAClearError) {
+  RunOptions options;
+  options.env["WEFT_TRANSPORTS"] = "shm";
+  options.wrapper = [](int rank) {
+    return rank == 1 ? std::vector<std::string>{"unshare", "--ipc"} : std::vector<std::string>{};
+  };
+  auto ranks = run_ranks(
+      2,
+      [](int) {
+        try {
+          weft::init_process_group();
+          ADD_FAILURE() << "init_process_group succeeded";
+          weft::destroy_process_group();
+        } catch (const weft::InvalidArgument& e) {
+          // Each rank finds it itself, or is told by the other why the job stopped.
+          std::string what = e.what();
+          EXPECT_NE(what.find("WEFT_TRANSPORTS=shm"), std::string::npos) << what;
+          EXPECT_NE(what.find("does not share memory with this process"), std::string::npos)
+              << what;
+        }
+      },
+      options);
+  expect_all_succeeded(ranks);
+}
+
 TEST(SharedMemory, LargeMessagesAreReadSingleCopyWherePermitted) {
   auto ranks = run_ranks(
       2,
