@@ -1,7 +1,10 @@
 #include "core/api/collective_call.h"
 
+#include <optional>
+
 #include "core/base/log.h"
 #include "core/collectives/algorithm_table.h"
+#include "core/collectives/arena/shared_arena.h"
 #include "core/collectives/collective_request.h"
 #include "core/collectives/executor.h"
 #include "core/init/context.h"
@@ -42,6 +45,21 @@ std::string describe(const CollectiveCall& call, const Algorithm* algorithm) {
   }
 }
 
+void run_in_arena(const Algorithm& algorithm, const CollectiveSpec& spec,
+                  const CollectiveCall& call, SharedArena& arena, Engine& engine, Timeout timeout) {
+  arena.throw_if_broken();
+  SharedArena::Call round_state{&engine, arena::signature(spec), timeout};
+  Buffers buffers{static_cast<std::byte*>(call.input.data()),
+                  static_cast<std::byte*>(call.output.data()), nullptr};
+  try {
+    algorithm.run_in_arena(spec, buffers, arena, round_state);
+  } catch (const std::exception& e) {
+    arena.mark_failed(e);
+    throw;
+  }
+  finish_average(spec, buffers);
+}
+
 // Runs the call on `engine`, its scratch from `scratch`: used by both forms, so it
 // takes what it needs explicitly rather than from the context (an asynchronous call
 // may run while destroy_process_group is taking the context down).
@@ -49,6 +67,11 @@ void execute_call(const CollectiveCall& call, int tag, Timeout timeout, Engine& 
                   ScratchPool& scratch, ScheduleCache& schedules) {
   const Algorithm* algorithm = nullptr;
   try {
+    SharedArena* arena = call.group->arena.get();
+    std::optional<SharedArena::Turn> turn;
+    if (arena != nullptr) {
+      turn.emplace(*arena, static_cast<uint32_t>(tag), timeout);
+    }
     // An empty call meets the other ranks as a barrier (see moves_nothing_anywhere).
     CollectiveSpec barrier_spec;
     const bool empty = call.spec.size > 1 && moves_nothing_anywhere(call.spec);
@@ -56,6 +79,7 @@ void execute_call(const CollectiveCall& call, int tag, Timeout timeout, Engine& 
       barrier_spec.kind = CollectiveKind::kBarrier;
       barrier_spec.size = call.spec.size;
       barrier_spec.rank = call.spec.rank;
+      barrier_spec.shared_arena = call.spec.shared_arena;
     }
     const CollectiveSpec& spec = empty ? barrier_spec : call.spec;
     algorithm = &select_algorithm(spec);
@@ -63,6 +87,11 @@ void execute_call(const CollectiveCall& call, int tag, Timeout timeout, Engine& 
       WEFT_LOG(INFO) << describe(call, nullptr) << ": algorithm " << algorithm->name
                      << (empty ? " (no elements anywhere: the ranks only meet)" : "");
     }
+    if (algorithm->run_in_arena != nullptr) {
+      run_in_arena(*algorithm, spec, call, *arena, engine, timeout);
+      return;
+    }
+    if (turn) turn->release();  // the arena is free for the next collective
     std::shared_ptr<const sched::Schedule> schedule = schedules.get(*algorithm, spec);
     ScratchPool::Lease lease = scratch.acquire(schedule->scratch_count * spec.element_bytes());
     Buffers buffers{static_cast<std::byte*>(call.input.data()),
@@ -90,6 +119,7 @@ CollectiveCall make_call(const Checker& checker, const char* op, CollectiveKind 
   call.spec.size = checker.size();
   call.spec.rank = checker.rank();
   call.spec.segment = segment_elements(dtype);
+  call.spec.shared_arena = call.group->arena != nullptr;
   return call;
 }
 

@@ -5,6 +5,7 @@
 
 #include "core/api/collective_call.h"
 #include "core/base/fnv_hash.h"
+#include "core/init/arena_setup.h"
 #include "core/init/context.h"
 #include "weft/collectives.h"
 
@@ -65,7 +66,12 @@ Group new_group(const std::vector<int>& ranks, Timeout timeout) {
     if (ranks[i] == c.rank) my_rank = static_cast<int>(i);
   }
   std::string name = "group" + std::to_string(comm / 2) + "{" + rank_list(ranks) + "}";
-  return Group(detail::make_group_state(comm, std::move(name), ranks, my_rank, c.timeout));
+  auto state = detail::make_group_state(comm, std::move(name), ranks, my_rank, c.timeout);
+  if (my_rank >= 0) {
+    Deadline deadline = Deadline::after(timeout.count() >= 0 ? timeout : c.timeout);
+    state->arena = core::establish_arena(c, comm, ranks, my_rank, deadline);
+  }
+  return Group(std::move(state));
 }
 
 void destroy_group(const Group& group) {

@@ -19,6 +19,12 @@ const char* needs_uniform_counts(const CollectiveSpec& spec) {
   return spec.variable_counts ? "needs the same count on every rank" : nullptr;
 }
 
+const char* needs_shared_arena(const CollectiveSpec& spec) {
+  return spec.shared_arena ? nullptr
+                           : "needs a group whose members all share memory (one host, "
+                             "WEFT_SHM_ARENA_BYTES not 0)";
+}
+
 constexpr Algorithm kAlgorithms[] = {
     {K::kBarrier, "dissemination", algo::dissemination_barrier},
     {K::kBroadcast, "binomial", algo::binomial_broadcast},
@@ -41,6 +47,13 @@ constexpr Algorithm kAlgorithms[] = {
      needs_power_of_two},
     {K::kReduceScatter, "ring", algo::ring_reduce_scatter},
     {K::kAllToAll, "pairwise", algo::pairwise_all_to_all},
+    // In the group's shared-memory arena (core/collectives/arena).
+    {K::kBarrier, "shm", nullptr, needs_shared_arena, arena::barrier},
+    {K::kBroadcast, "shm", nullptr, needs_shared_arena, arena::broadcast},
+    {K::kAllReduce, "shm_direct", nullptr, needs_shared_arena, arena::all_reduce_direct},
+    {K::kAllReduce, "shm_sliced", nullptr, needs_shared_arena, arena::all_reduce_sliced},
+    {K::kReduce, "shm", nullptr, needs_shared_arena, arena::reduce_direct},
+    {K::kAllGather, "shm", nullptr, needs_shared_arena, arena::all_gather},
 };
 
 const Algorithm& named(K kind, std::string_view name) {
@@ -55,6 +68,19 @@ const Algorithm& named(K kind, std::string_view name) {
 const Algorithm& table_choice(const CollectiveSpec& spec) {
   const uint64_t bytes = selection_bytes(spec);
   const int n = spec.size;
+  if (spec.shared_arena) {
+    switch (spec.kind) {
+      case K::kBarrier:
+      case K::kBroadcast:
+      case K::kReduce:
+      case K::kAllGather:
+        return named(spec.kind, "shm");
+      case K::kAllReduce:
+        return named(spec.kind, bytes <= (16 << 10) ? "shm_direct" : "shm_sliced");
+      default:
+        break;
+    }
+  }
   switch (spec.kind) {
     case K::kBarrier:
       return named(spec.kind, "dissemination");

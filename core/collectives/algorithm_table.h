@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "core/collectives/algorithms/algorithms.h"
+#include "core/collectives/arena/arena_algorithms.h"
 #include "core/collectives/collective_spec.h"
 #include "core/collectives/schedule.h"
 
@@ -20,9 +21,11 @@ namespace weft::core {
 struct Algorithm {
   CollectiveKind kind;
   const char* name;
-  algo::Generator generate;
+  algo::Generator generate;  // its schedule; null for those that run in the arena
   // Why it cannot run `spec` (e.g. "needs a power-of-two group"), or nullptr.
   const char* (*cannot_run)(const CollectiveSpec& spec) = nullptr;
+  // Runs the call in the group's shared-memory arena instead of a schedule.
+  arena::Runner run_in_arena = nullptr;
 };
 
 std::span<const Algorithm> all_algorithms();

@@ -61,6 +61,10 @@ struct CollectiveSpec {
   // all_gatherv, gatherv, scatterv, all_to_allv: counts may differ between ranks.
   bool variable_counts = false;
 
+  // The group has a shared-memory arena (every member shares memory with every other):
+  // the same on every member, so the selection table may key on it.
+  bool shared_arena = false;
+
   // Segment size of pipelined algorithms, in elements (at least 1).
   uint64_t segment = 1;
 

@@ -5,7 +5,9 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "core/collectives/arena/shared_arena.h"
 #include "core/collectives/background.h"
 #include "core/collectives/schedule_cache.h"
 #include "core/collectives/scratch_pool.h"
@@ -21,6 +23,10 @@ struct Context {
   int rank = 0;
   int world_size = 1;
   Timeout timeout{};
+  uint64_t job_id = 0;
+  // By world rank: whether the link to that peer is shared memory.
+  std::vector<bool> shares_memory;
+  SharedArena::Options arena_options;  // how arena waits spin, as the engine's
   // Declared in construction order; destroyed in reverse, so the store server outlives
   // the clients and the engine.
   std::unique_ptr<rendezvous::TcpStoreServer> store_server;  // rank 0, unless launched

@@ -10,6 +10,7 @@
 
 #include "core/base/env.h"
 #include "core/base/log.h"
+#include "core/init/arena_setup.h"
 #include "core/init/context.h"
 #include "core/init/peer_record.h"
 #include "core/init/shm_peers.h"
@@ -140,6 +141,7 @@ void connect_peers(core::Context& c, const std::vector<core::PeerRecord>& record
     if (peer == c.rank) continue;
     std::unique_ptr<transport::Link> link;
     if (shm.reaches(peer)) {
+      c.shares_memory[peer] = true;
       link = shm.make_link(peer, std::move(fds[peer]), *c.engine);
     } else {
       link = std::make_unique<tcp::TcpLink>(peer, std::move(fds[peer]), *c.engine);
@@ -230,6 +232,9 @@ void init_process_group(const std::string& backend, const std::string& init_meth
   for (const auto& r : records) peers.push_back({r.host.hostname, r.pid});
   core::EngineOptions options = engine_options(records, spec.rank);
   c->engine = std::make_unique<core::Engine>(spec.rank, peers, options);
+  c->job_id = job_id;
+  c->shares_memory.assign(spec.world_size, false);
+  c->arena_options = {options.spin, options.oversubscribed};
   if (connector) {
     std::optional<core::ShmPeers> shm;
     or_abort_join(*c, [&] {
@@ -242,7 +247,10 @@ void init_process_group(const std::string& backend, const std::string& init_meth
 
   std::vector<int> everyone;
   for (int r = 0; r < spec.world_size; ++r) everyone.push_back(r);
-  c->world = detail::make_group_state(0, "world", std::move(everyone), spec.rank, t);
+  auto world = detail::make_group_state(0, "world", everyone, spec.rank, t);
+  or_abort_join(
+      *c, [&] { world->arena = core::establish_arena(*c, 0, everyone, spec.rank, deadline); });
+  c->world = std::move(world);
 
   WEFT_LOG(INFO) << "init_process_group: rank " << spec.rank << " of " << spec.world_size
                  << " ready in " << ms_since(start) << " ms (rendezvous " << rendezvous_ms

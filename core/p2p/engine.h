@@ -85,6 +85,10 @@ class Engine final : public transport::LinkHandler {
   void abandon(const RequestPtr& request, const std::string& why,
                int reason = kWithdrawnAfterTimeout);
 
+  // Progress without blocking (skipped while another thread polls), then PeerError if
+  // the link to one of `world_peers` has failed, or Error(kState) once shutdown() has
+  // begun: for waits that involve no request, such as the shared-memory collectives'.
+  void throw_if_failed(std::span<const int> world_peers);
   // Fails pending operations, says goodbye to every peer, flushes and closes links.
   void shutdown(std::chrono::milliseconds drain);
 

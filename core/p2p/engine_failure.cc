@@ -71,6 +71,20 @@ void Engine::on_link_failed(int peer, const std::string& why) {
   }
 }
 
+void Engine::throw_if_failed(std::span<const int> world_peers) {
+  std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
+  if (!lock.owns_lock()) return;  // whoever holds it is polling the links
+  if (shut_down_) {
+    throw Error(ErrorCode::kState,
+                "destroy_process_group was called while this operation was "
+                "pending");
+  }
+  poll_links();
+  for (int w : world_peers) {
+    if (w != rank_ && !peers_[w].failure.empty()) throw PeerError(w, peers_[w].failure);
+  }
+}
+
 void Engine::abandon(const RequestPtr& r, const std::string& why, int reason) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (r->done.load(std::memory_order_relaxed)) return;

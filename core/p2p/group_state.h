@@ -10,6 +10,10 @@
 
 #include "weft/timeout.h"
 
+namespace weft::core {
+class SharedArena;
+}
+
 namespace weft::detail {
 
 struct GroupState {
@@ -28,6 +32,9 @@ struct GroupState {
   // call order, which every rank shares.
   mutable std::atomic<uint32_t> next_collective{0};
   mutable std::atomic<bool> destroyed{false};
+  // Where the group's intra-node collectives work when all its members share memory
+  // (core/collectives/arena); null otherwise. Set before the group is handed out.
+  std::shared_ptr<core::SharedArena> arena;
 
   int size() const { return static_cast<int>(world_ranks.size()); }
 };

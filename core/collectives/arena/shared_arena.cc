@@ -1,0 +1,285 @@
+#include "core/collectives/arena/shared_arena.h"
+
+#include <linux/futex.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <ctime>
+
+#include "core/p2p/engine.h"
+#include "weft/error.h"
+
+namespace weft::core {
+
+// One member's control block. Its counters are written by that member only.
+struct alignas(ArenaLayout::kControlBytes) SharedArena::Control {
+  std::atomic<uint32_t> posted;    // the last round whose data is staged
+  std::atomic<uint32_t> reduced;   // sliced all_reduce: the last round whose slice is reduced
+  std::atomic<uint32_t> consumed;  // the last round this member has finished reading
+  std::atomic<uint32_t> failed;    // an ArenaFailure: this member gave up
+  std::atomic<uint32_t> sleepers;  // members sleeping on one of these counters
+  int32_t culprit;                 // kPeer: the world rank whose failure it saw
+  uint64_t signature[2];           // of the call whose round of that parity was posted last
+};
+static_assert(std::atomic<uint32_t>::is_always_lock_free);
+
+namespace {
+
+struct Header {
+  uint64_t magic;
+  uint64_t members;
+  uint64_t buffer_bytes;
+};
+
+// Wrap-safe: whether counter value `value` has reached `target`.
+bool reached(uint32_t value, uint32_t target) { return static_cast<int32_t>(value - target) >= 0; }
+
+void futex_wait(std::atomic<uint32_t>& word, uint32_t expected, long timeout_ns) {
+  timespec t{0, timeout_ns};
+  // Shared (not FUTEX_PRIVATE): the word lives in a mapping of several processes.
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(&word), FUTEX_WAIT, expected, &t, nullptr, 0);
+}
+
+void futex_wake_all(std::atomic<uint32_t>& word) {
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(&word), FUTEX_WAKE, INT32_MAX, nullptr, nullptr,
+          0);
+}
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+constexpr long kSleepSliceNs = 1'000'000;  // futex sleeps; liveness is checked after each
+constexpr unsigned kSpinsPerCheck = 1024;  // spins between checks of flags and the clock
+
+}  // namespace
+
+SharedArena::SharedArena(shm::Segment segment, ArenaLayout layout, int member,
+                         std::vector<int> world_ranks, Options options)
+    : segment_(std::move(segment)),
+      layout_(layout),
+      member_(member),
+      world_ranks_(std::move(world_ranks)),
+      options_(options),
+      known_consumed_(layout.members, 0) {}
+
+SharedArena::~SharedArena() = default;
+
+void SharedArena::initialize_header(std::byte* base, const ArenaLayout& layout) {
+  Header h{ArenaLayout::kMagic, static_cast<uint64_t>(layout.members), layout.buffer_bytes};
+  std::memcpy(base, &h, sizeof h);
+}
+
+void SharedArena::check_header(const std::byte* base, const ArenaLayout& layout,
+                               const std::string& name) {
+  Header h;
+  std::memcpy(&h, base, sizeof h);
+  if (h.magic != ArenaLayout::kMagic || h.members != static_cast<uint64_t>(layout.members) ||
+      h.buffer_bytes != layout.buffer_bytes) {
+    throw Error(ErrorCode::kInternal, "shared-memory segment " + name +
+                                          " is not the collective arena this group expects (" +
+                                          std::to_string(layout.members) + " members, " +
+                                          std::to_string(layout.buffer_bytes) + "-byte buffers)");
+  }
+}
+
+SharedArena::Control& SharedArena::control(int member) const {
+  static_assert(sizeof(Control) <= ArenaLayout::kControlBytes);
+  return *reinterpret_cast<Control*>(segment_.data() + layout_.control_offset(member));
+}
+
+// ---- turns ----
+
+SharedArena::Turn::Turn(SharedArena& arena, uint32_t tag, std::chrono::milliseconds timeout)
+    : arena_(&arena) {
+  std::unique_lock<std::mutex> lock(arena.turn_mutex_);
+  auto mine = [&] { return (arena.next_tag_ & 0x7fffffffu) == tag; };
+  if (mine()) [[likely]]
+    return;
+  if (!arena.turn_cv_.wait_for(lock, timeout, mine)) {
+    held_ = false;
+    throw TimeoutError("an earlier collective of this group (call " +
+                       std::to_string(arena.next_tag_) + ") is still running in this process");
+  }
+}
+
+void SharedArena::Turn::release() {
+  if (!held_) return;
+  held_ = false;
+  {
+    std::lock_guard<std::mutex> lock(arena_->turn_mutex_);
+    ++arena_->next_tag_;
+  }
+  arena_->turn_cv_.notify_all();
+}
+
+// ---- failures ----
+
+void SharedArena::throw_if_broken() const {
+  std::lock_guard<std::mutex> lock(failure_mutex_);
+  if (broken_.empty()) [[likely]]
+    return;
+  throw Error(
+      ErrorCode::kState,
+      "the shared-memory collectives of this group stopped after an earlier failure: " + broken_);
+}
+
+void SharedArena::mark_failed(const std::exception& e) {
+  ArenaFailure kind = ArenaFailure::kOther;
+  if (dynamic_cast<const DesyncError*>(&e)) kind = ArenaFailure::kDesync;
+  if (dynamic_cast<const TimeoutError*>(&e)) kind = ArenaFailure::kTimeout;
+  int culprit = -1;
+  if (auto* peer_error = dynamic_cast<const PeerError*>(&e)) {
+    kind = ArenaFailure::kPeer;
+    culprit = peer_error->peer();
+  }
+  {
+    std::lock_guard<std::mutex> lock(failure_mutex_);
+    if (!broken_.empty()) return;
+    broken_ = e.what();
+    broken_kind_ = kind;
+  }
+  Control& mine = control(member_);
+  mine.culprit = culprit;  // published by the store of `failed`
+  mine.failed.store(static_cast<uint32_t>(kind), std::memory_order_seq_cst);
+  // Whoever sleeps on one of this member's counters wakes to see the flag.
+  futex_wake_all(mine.posted);
+  futex_wake_all(mine.reduced);
+  futex_wake_all(mine.consumed);
+}
+
+// ---- rounds ----
+
+void SharedArena::publish(std::atomic<uint32_t>& counter, uint32_t value, Control& mine) {
+  // A release store, not seq_cst: a full fence here would stall every round on taking
+  // the line back from the members spinning on it. The price is that the load of
+  // sleepers below may run before the store is visible, so a member that goes to sleep
+  // at that very moment can miss this wake-up; it then wakes after its time slice
+  // (kSleepSliceNs) instead, never later.
+  counter.store(value, std::memory_order_release);
+  if (mine.sleepers.load(std::memory_order_relaxed) != 0) [[unlikely]]
+    futex_wake_all(counter);
+}
+
+uint32_t SharedArena::begin_round(Call& call) {
+  const uint32_t round = ++round_;
+  for (int m = 0; m < layout_.members; ++m) {
+    if (m == member_ || reached(known_consumed_[m], round - 2)) continue;
+    wait_for(call, m, &Control::consumed, round - 2, "finish the previous round");
+    known_consumed_[m] = control(m).consumed.load(std::memory_order_relaxed);
+  }
+  return round;
+}
+
+void SharedArena::post(Call& call, uint32_t round) {
+  Control& mine = control(member_);
+  mine.signature[round & 1u] = call.signature;
+  publish(mine.posted, round, mine);
+}
+
+void SharedArena::post_reduced(uint32_t round) {
+  Control& mine = control(member_);
+  publish(mine.reduced, round, mine);
+}
+
+void SharedArena::consume(uint32_t round) {
+  Control& mine = control(member_);
+  publish(mine.consumed, round, mine);
+}
+
+void SharedArena::wait_posted(Call& call, int member, uint32_t round) {
+  Control& theirs = control(member);
+  if (!reached(theirs.posted.load(std::memory_order_acquire), round)) {
+    wait_for(call, member, &Control::posted, round, "reach this collective");
+  }
+  // Posting r means having consumed r-2 first; seen now, it spares begin_round a look.
+  known_consumed_[member] = theirs.consumed.load(std::memory_order_relaxed);
+  if (theirs.signature[round & 1u] != call.signature) [[unlikely]] {
+    throw DesyncError("rank " + std::to_string(world_ranks_[member]) +
+                      " is in another collective, or the same one with other counts, dtype, op "
+                      "or root: the ranks disagree about this collective");
+  }
+}
+
+void SharedArena::wait_reduced(Call& call, int member, uint32_t round) {
+  Control& theirs = control(member);
+  if (!reached(theirs.reduced.load(std::memory_order_acquire), round)) {
+    wait_for(call, member, &Control::reduced, round, "reduce its slice");
+  }
+}
+
+void SharedArena::wait_for(Call& call, int member, std::atomic<uint32_t> Control::*counter,
+                           uint32_t round, const char* what) {
+  Control& theirs = control(member);
+  std::atomic<uint32_t>& word = theirs.*counter;
+  std::optional<std::chrono::steady_clock::time_point> spin_until;
+  while (true) {
+    for (unsigned i = 0; i < kSpinsPerCheck; ++i) {
+      if (reached(word.load(std::memory_order_acquire), round)) return;
+      if (options_.oversubscribed) {
+        sched_yield();
+      } else {
+        cpu_relax();
+      }
+    }
+    check_progress(call, member, round, what);
+    auto now = std::chrono::steady_clock::now();
+    if (!spin_until) spin_until = now + options_.spin;
+    if (now < *spin_until) continue;
+    // Sleep until the member publishes (or 1 ms passes, to check liveness again).
+    theirs.sleepers.fetch_add(1, std::memory_order_seq_cst);
+    uint32_t seen = word.load(std::memory_order_seq_cst);
+    if (!reached(seen, round) && theirs.failed.load(std::memory_order_relaxed) == 0) {
+      futex_wait(word, seen, kSleepSliceNs);
+    }
+    theirs.sleepers.fetch_sub(1, std::memory_order_seq_cst);
+    if (reached(word.load(std::memory_order_acquire), round)) return;
+  }
+}
+
+void SharedArena::check_progress(Call& call, int waiting_for, uint32_t round, const char* what) {
+  // The others' flags first: a member that gave up recorded why (the rank whose death
+  // it saw, say) before it went, and its own exit is then only a consequence.
+  for (int m = 0; m < layout_.members; ++m) {
+    const Control& theirs = control(m);
+    auto failed = static_cast<ArenaFailure>(theirs.failed.load(std::memory_order_acquire));
+    if (m == member_ || failed == ArenaFailure::kNone) continue;
+    const std::string who =
+        "rank " + std::to_string(world_ranks_[m]) + " gave up on a collective of this group";
+    switch (failed) {
+      case ArenaFailure::kDesync:
+        throw DesyncError(who + ": it found that the ranks disagree about this collective");
+      case ArenaFailure::kTimeout:
+        throw TimeoutError(who + ": it timed out waiting for another rank");
+      case ArenaFailure::kPeer:
+        if (theirs.culprit < 0 || theirs.culprit >= call.engine->world_size()) break;
+        throw PeerError(theirs.culprit, who + ": it lost the connection to " +
+                                            call.engine->peer_name(theirs.culprit));
+      default:
+        break;
+    }
+    throw Error(ErrorCode::kPeer, who + ": it failed");
+  }
+  call.engine->throw_if_failed(world_ranks_);
+  if (!call.deadline) call.deadline = Deadline::after(call.timeout);
+  if (call.deadline->expired()) {
+    std::string missing;
+    for (int m = 0; m < layout_.members; ++m) {
+      if (m == member_) continue;
+      if (!reached(control(m).posted.load(std::memory_order_acquire), round)) {
+        missing += (missing.empty() ? "" : ", ") + call.engine->peer_name(world_ranks_[m]);
+      }
+    }
+    throw TimeoutError("waited in vain for " + call.engine->peer_name(world_ranks_[waiting_for]) +
+                       " to " + what + " (shared-memory round " + std::to_string(round) + ")" +
+                       (missing.empty() ? "" : "; not yet arrived: " + missing));
+  }
+}
+
+}  // namespace weft::core
