@@ -50,8 +50,7 @@ void Checker::same_dtype(const Tensor& a, const char* a_name, const Tensor& b,
   }
 }
 
-void Checker::count(const Tensor& t, const char* name, uint64_t expected,
-                    const std::string& why) const {
+void Checker::count(const Tensor& t, const char* name, uint64_t expected, const char* why) const {
   if (t.count() != expected) {
     fail(std::string(name) + " has " + std::to_string(t.count()) + " elements, expected " +
          std::to_string(expected) + " (" + why + ")");

@@ -31,7 +31,8 @@ class Checker {
   void root(int root) const;
   void op_on(ReduceOp op, DType dtype) const;
   void same_dtype(const Tensor& a, const char* a_name, const Tensor& b, const char* b_name) const;
-  void count(const Tensor& t, const char* name, uint64_t expected, const std::string& why) const;
+  // `why` is a literal: a std::string here would be built (and allocated) on every call.
+  void count(const Tensor& t, const char* name, uint64_t expected, const char* why) const;
 
  private:
   const char* op_;

@@ -3,6 +3,8 @@
 // forms.
 #include "weft/collectives.h"
 
+#include <cstring>
+
 #include "core/api/collective_call.h"
 
 namespace weft {
@@ -178,7 +180,8 @@ std::vector<Block> rooted_blocks(const Checker& check, const Tensor& own, const 
   if (!variable) {
     if (at_root) {
       check.count(whole, whole_name, own.count() * check.size(),
-                  std::string("group size x the ") + own_name + "'s count");
+                  std::strcmp(own_name, "input") == 0 ? "group size x the input's count"
+                                                      : "group size x the output's count");
     }
     return uniform_blocks(own.count(), check.size());
   }

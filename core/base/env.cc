@@ -14,6 +14,9 @@ const std::vector<Variable>& weft_variables() {
       {"WEFT_TIMEOUT", "300", "default timeout of rendezvous and operations, in seconds"},
       {"WEFT_TRANSPORTS", "all",
        "comma-separated transports weft may choose from (known: shm, tcp)"},
+      {"WEFT_SHM_ARENA_BYTES", "512K",
+       "each of a rank's two staging buffers in a group's shared-memory arena (intra-node "
+       "collectives); 0 turns it off"},
       {"WEFT_SHM_RING_BYTES", "256K",
        "shared-memory ring per local sender (at least two eager messages)"},
       {"WEFT_SHM_SINGLE_COPY_BYTES", "0",

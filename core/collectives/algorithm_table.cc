@@ -69,17 +69,25 @@ const Algorithm& table_choice(const CollectiveSpec& spec) {
   const uint64_t bytes = selection_bytes(spec);
   const int n = spec.size;
   if (spec.shared_arena) {
-    switch (spec.kind) {
-      case K::kBarrier:
-      case K::kBroadcast:
-      case K::kReduce:
-      case K::kAllGather:
-        return named(spec.kind, "shm");
-      case K::kAllReduce:
-        return named(spec.kind, bytes <= (16 << 10) ? "shm_direct" : "shm_sliced");
-      default:
-        break;
-    }
+    // Looked up once: these calls take a fraction of a microsecond, and a name lookup
+    // costs a visible part of that.
+    static const Algorithm* const shm[kNumCollectiveKinds] = {find_algorithm(K::kBarrier, "shm"),
+                                                              find_algorithm(K::kBroadcast, "shm"),
+                                                              nullptr,
+                                                              find_algorithm(K::kReduce, "shm"),
+                                                              find_algorithm(K::kAllGather, "shm"),
+                                                              nullptr,
+                                                              nullptr,
+                                                              nullptr,
+                                                              nullptr};
+    static const Algorithm& shm_direct = named(K::kAllReduce, "shm_direct");
+    static const Algorithm& shm_sliced = named(K::kAllReduce, "shm_sliced");
+    if (spec.kind == K::kAllReduce) return bytes <= (16 << 10) ? shm_direct : shm_sliced;
+    // Two ranks, larger vectors: one single-copy message beats staging and copying out
+    // (measured, docs/ALGORITHMS.md).
+    const bool broadcast_over_links = spec.kind == K::kBroadcast && n == 2 && bytes >= (32 << 10);
+    const Algorithm* choice = shm[static_cast<int>(spec.kind)];
+    if (choice != nullptr && !broadcast_over_links) return *choice;
   }
   switch (spec.kind) {
     case K::kBarrier:

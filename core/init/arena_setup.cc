@@ -56,7 +56,8 @@ std::shared_ptr<SharedArena> establish_arena(Context& c, uint32_t comm,
     std::snprintf(name, sizeof name, "/weft-%016llx-a%u.%d",
                   static_cast<unsigned long long>(c.job_id), comm, static_cast<int>(getpid()));
     try {
-      segment = shm::Segment::create(name, layout.total_bytes());
+      segment = shm::Segment::create(name, layout.total_bytes(), "the group's shared-memory arena",
+                                     "lower WEFT_SHM_ARENA_BYTES (0 turns the arena off)");
       SharedArena::initialize_header(segment.data(), layout);
     } catch (const Error& e) {
       failure = e.what();

@@ -13,6 +13,10 @@
 namespace weft::core {
 namespace {
 
+// Segments of dead creators older than this are removed at start-up (see
+// shm::remove_orphaned_segments).
+constexpr std::chrono::seconds kOrphanAge{600};
+
 uint64_t power_of_two_at_least(uint64_t n) {
   uint64_t p = shm::kLine;
   while (p < n) p <<= 1;
@@ -55,6 +59,10 @@ ShmPeers::ShmPeers(const std::vector<PeerRecord>& records, int rank, uint64_t jo
     }
   }
   if (locals_.empty()) return;
+  for (const std::string& path : shm::remove_orphaned_segments(kOrphanAge)) {
+    WEFT_LOG(INFO) << "removed " << path
+                   << ", left by a weft process that no longer exists (killed while starting?)";
+  }
   // Two eager frames with their headers must fit, or an eager send could never go.
   const uint64_t capacity = power_of_two_at_least(
       std::max(options.ring_bytes, 2 * (options.eager_limit + 2 * shm::kLine)));
@@ -65,7 +73,9 @@ ShmPeers::ShmPeers(const std::vector<PeerRecord>& records, int rank, uint64_t jo
                 static_cast<long long>(records[rank].pid));
   size_t bytes = shm::Inbox::bytes(static_cast<int>(senders.size()), capacity);
   try {
-    inbox_ = std::make_shared<shm::Segment>(shm::Segment::create(name, bytes));
+    inbox_ = std::make_shared<shm::Segment>(
+        shm::Segment::create(name, bytes, "the shared-memory transport",
+                             "lower WEFT_SHM_RING_BYTES, or use WEFT_TRANSPORTS=tcp"));
   } catch (const Error& e) {
     throw Error(e.code(), "init_process_group (rank " + std::to_string(rank) + ", " +
                               std::to_string(locals_.size()) + " peers on this host): " + e.what());
@@ -99,6 +109,10 @@ void ShmPeers::map_peer(Local& peer, rendezvous::Store& store, Deadline deadline
 
 void ShmPeers::exchange(rendezvous::Store& store, Deadline deadline) {
   if (locals_.empty()) return;
+  for (const std::string& path : shm::remove_orphaned_segments(kOrphanAge)) {
+    WEFT_LOG(INFO) << "removed " << path
+                   << ", left by a weft process that no longer exists (killed while starting?)";
+  }
   store.set(inbox_key(rank_), inbox_->name(), deadline);
   for (Local& peer : locals_) map_peer(peer, store, deadline);
   WireWriter report;

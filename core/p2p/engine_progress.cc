@@ -147,10 +147,12 @@ void Engine::wait_any(std::span<RequestState* const> requests, Timeout timeout) 
     if (any_done()) return;
     if (!deadline) {
       deadline = Deadline::after(timeout);
-      spin_until = Deadline::Clock::now() + options_.spin;
+      spin_until = deadline->when() - timeout + options_.spin;  // one clock read, not two
+      continue;  // neither expired nor done spinning yet
     }
     if (spinning && iteration % kPollsPerClockRead != 0) continue;
-    if (deadline->expired()) {
+    const auto now = Deadline::Clock::now();
+    if (now >= deadline->when()) {
       std::lock_guard<std::mutex> lock(mutex_);
       if (any_done()) return;
       std::string what = requests[0]->describe() + ": not completed before the deadline; " +
@@ -160,7 +162,7 @@ void Engine::wait_any(std::span<RequestState* const> requests, Timeout timeout) 
       }
       throw TimeoutError(what);
     }
-    if (spinning && Deadline::Clock::now() < spin_until) {
+    if (spinning && now < spin_until) {
       // Ranks outnumber cores: let the peer we wait for run.
       if (options_.oversubscribed) sched_yield();
       continue;

@@ -1,13 +1,17 @@
 #include "transport/shm/segment.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <utility>
 
 #include "weft/error.h"
@@ -35,14 +39,13 @@ uint64_t shm_free_bytes() {
   return static_cast<uint64_t>(st.f_bavail) * st.f_frsize;
 }
 
-Segment Segment::create(const std::string& name, size_t bytes) {
+Segment Segment::create(const std::string& name, size_t bytes, const std::string& purpose,
+                        const std::string& remedy) {
   uint64_t free_bytes = shm_free_bytes();
   if (bytes > free_bytes) {
     throw Error(ErrorCode::kInternal,
-                "the shared-memory transport needs " + mib(bytes) + " in /dev/shm and only " +
-                    mib(free_bytes) +
-                    " is free; enlarge /dev/shm (docker run --shm-size), lower "
-                    "WEFT_SHM_RING_BYTES, or use WEFT_TRANSPORTS=tcp");
+                purpose + " needs " + mib(bytes) + " in /dev/shm and only " + mib(free_bytes) +
+                    " is free; enlarge /dev/shm (docker run --shm-size), " + remedy);
   }
   int fd = shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) fail("cannot create shared-memory segment /dev/shm" + name, errno);
@@ -119,6 +122,33 @@ void Segment::unlink() {
   if (!linked_) return;
   shm_unlink(name_.c_str());
   linked_ = false;
+}
+
+}  // namespace weft::shm
+
+namespace weft::shm {
+
+std::vector<std::string> remove_orphaned_segments(std::chrono::seconds min_age) {
+  std::vector<std::string> removed;
+  DIR* dir = opendir("/dev/shm");
+  if (dir == nullptr) return removed;
+  const time_t now = time(nullptr);
+  while (dirent* entry = readdir(dir)) {
+    std::string name = entry->d_name;
+    if (name.rfind("weft-", 0) != 0) continue;
+    size_t dot = name.rfind('.');
+    if (dot == std::string::npos) continue;
+    char* end = nullptr;
+    long pid = std::strtol(name.c_str() + dot + 1, &end, 10);
+    if (pid <= 0 || *end != '\0') continue;
+    struct stat st {};
+    std::string path = "/dev/shm/" + name;
+    if (stat(path.c_str(), &st) != 0 || now - st.st_mtime < min_age.count()) continue;
+    if (kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // alive, or not ours
+    if (shm_unlink(("/" + name).c_str()) == 0) removed.push_back(path);
+  }
+  closedir(dir);
+  return removed;
 }
 
 }  // namespace weft::shm

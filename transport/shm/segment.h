@@ -5,17 +5,22 @@
 // crash leaves nothing behind in /dev/shm.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace weft::shm {
 
 class Segment {
  public:
   // Creates and maps `name` ("/weft-..."), `bytes` long and zero-filled. Throws
-  // weft::Error naming the free space of /dev/shm when it cannot hold the segment.
-  static Segment create(const std::string& name, size_t bytes);
+  // weft::Error naming the free space of /dev/shm when it cannot hold the segment, with
+  // `purpose` ("the shared-memory transport") and `remedy` (the setting that shrinks
+  // it) in the message.
+  static Segment create(const std::string& name, size_t bytes, const std::string& purpose,
+                        const std::string& remedy);
   // Maps an existing segment whole. Throws weft::Error if it cannot be opened.
   static Segment open(const std::string& name);
 
@@ -45,5 +50,12 @@ class Segment {
 
 // Bytes available to unprivileged writers in the file system behind /dev/shm.
 uint64_t shm_free_bytes();
+
+// Removes weft segments ("/dev/shm/weft-*.PID") whose creator no longer exists and that
+// are older than `min_age`: what a process killed between creating a segment and
+// unlinking it (during init_process_group or new_group) left behind. The age keeps a
+// segment of a live job whose creator runs in another PID namespace safe while that
+// job starts. Returns the names removed.
+std::vector<std::string> remove_orphaned_segments(std::chrono::seconds min_age);
 
 }  // namespace weft::shm

@@ -53,12 +53,12 @@ void broadcast(const CollectiveSpec& spec, const Buffers& buffers, SharedArena& 
     const uint64_t bytes = std::min(per_round, spec.count - at) * size;
     uint32_t round = arena.begin_round(call);
     if (spec.rank == spec.root) {
-      copy_bytes(arena.buffer(spec.rank, round), buffers.input + at * size, bytes);
+      copy_bytes(arena.staging(round, bytes), buffers.input + at * size, bytes);
       arena.post(call, round);
     } else {
       arena.post(call, round);  // no data: only its signature, checked by nobody
       arena.wait_posted(call, spec.root, round);
-      copy_bytes(buffers.output + at * size, arena.buffer(spec.root, round), bytes);
+      copy_bytes(buffers.output + at * size, arena.staged(spec.root, round, bytes), bytes);
     }
     arena.consume(round);
   }
@@ -71,17 +71,18 @@ void all_reduce_direct(const CollectiveSpec& spec, const Buffers& buffers, Share
   for (uint64_t at = 0; at < spec.count; at += per_round) {
     const uint64_t count = std::min(per_round, spec.count - at);
     uint32_t round = arena.begin_round(call);
+    const uint64_t bytes = count * size;
     // Staged first: in place, the output about to be written is the input.
-    copy_bytes(arena.buffer(spec.rank, round), buffers.input + at * size, count * size);
+    copy_bytes(arena.staging(round, bytes), buffers.input + at * size, bytes);
     arena.post(call, round);
     for (int m = 0; m < spec.size; ++m) {
       if (m != spec.rank) arena.wait_posted(call, m, round);
     }
     std::byte* out = buffers.output + at * size;
-    reduce_elements(spec.op, spec.dtype, out, arena.buffer(0, round), arena.buffer(1, round),
-                    count);
+    reduce_elements(spec.op, spec.dtype, out, arena.staged(0, round, bytes),
+                    arena.staged(1, round, bytes), count);
     for (int m = 2; m < spec.size; ++m) {
-      reduce_elements(spec.op, spec.dtype, out, out, arena.buffer(m, round), count);
+      reduce_elements(spec.op, spec.dtype, out, out, arena.staged(m, round, bytes), count);
     }
     arena.consume(round);
   }
@@ -134,8 +135,9 @@ void reduce_direct(const CollectiveSpec& spec, const Buffers& buffers, SharedAre
   for (uint64_t at = 0; at < spec.count; at += per_round) {
     const uint64_t count = std::min(per_round, spec.count - at);
     uint32_t round = arena.begin_round(call);
+    const uint64_t bytes = count * size;
     if (spec.rank != spec.root) {
-      copy_bytes(arena.buffer(spec.rank, round), buffers.input + at * size, count * size);
+      copy_bytes(arena.staging(round, bytes), buffers.input + at * size, bytes);
       arena.post(call, round);
       arena.consume(round);
       continue;
@@ -151,7 +153,7 @@ void reduce_direct(const CollectiveSpec& spec, const Buffers& buffers, SharedAre
     const std::byte* accumulated = buffers.input + at * size;
     for (int m = 0; m < spec.size; ++m) {
       if (m == spec.root) continue;
-      reduce_elements(spec.op, spec.dtype, out, accumulated, arena.buffer(m, round), count);
+      reduce_elements(spec.op, spec.dtype, out, accumulated, arena.staged(m, round, bytes), count);
       accumulated = out;
     }
     arena.consume(round);
@@ -172,13 +174,14 @@ void all_gather(const CollectiveSpec& spec, const Buffers& buffers, SharedArena&
       return b.count > at ? std::min(per_round, b.count - at) * size : 0;
     };
     uint32_t round = arena.begin_round(call);
-    copy_bytes(arena.buffer(spec.rank, round), buffers.input + at * size, piece(own));
+    copy_bytes(arena.staging(round, piece(own)), buffers.input + at * size, piece(own));
     arena.post(call, round);
     for (int k = 1; k < spec.size; ++k) {
       const int m = (spec.rank + k) % spec.size;
       arena.wait_posted(call, m, round);
       const Block& b = spec.blocks[m];
-      copy_bytes(buffers.output + (b.offset + at) * size, arena.buffer(m, round), piece(b));
+      copy_bytes(buffers.output + (b.offset + at) * size, arena.staged(m, round, piece(b)),
+                 piece(b));
     }
     arena.consume(round);
   }

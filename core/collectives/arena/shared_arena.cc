@@ -13,15 +13,21 @@
 
 namespace weft::core {
 
-// One member's control block. Its counters are written by that member only.
+// One member's control block: a line of counters, and one post line per parity. All
+// of it is written by that member only.
+struct alignas(64) SharedArena::PostLine {
+  std::atomic<uint32_t> round;  // the last round of this parity the member posted
+  uint32_t unused;
+  uint64_t signature;            // of that round's call
+  std::byte data[kInlineBytes];  // that round's data, when it is this small
+};
 struct alignas(ArenaLayout::kControlBytes) SharedArena::Control {
-  std::atomic<uint32_t> posted;    // the last round whose data is staged
-  std::atomic<uint32_t> reduced;   // sliced all_reduce: the last round whose slice is reduced
-  std::atomic<uint32_t> consumed;  // the last round this member has finished reading
-  std::atomic<uint32_t> failed;    // an ArenaFailure: this member gave up
-  std::atomic<uint32_t> sleepers;  // members sleeping on one of these counters
-  int32_t culprit;                 // kPeer: the world rank whose failure it saw
-  uint64_t signature[2];           // of the call whose round of that parity was posted last
+  alignas(64) std::atomic<uint32_t> reduced;  // sliced all_reduce: last round whose slice is done
+  std::atomic<uint32_t> consumed;             // the last round this member finished reading
+  std::atomic<uint32_t> failed;               // an ArenaFailure: this member gave up
+  std::atomic<uint32_t> sleepers;             // members sleeping on one of its counters
+  int32_t culprit;                            // kPeer: the world rank whose failure it saw
+  PostLine post[2];
 };
 static_assert(std::atomic<uint32_t>::is_always_lock_free);
 
@@ -91,6 +97,7 @@ void SharedArena::check_header(const std::byte* base, const ArenaLayout& layout,
 
 SharedArena::Control& SharedArena::control(int member) const {
   static_assert(sizeof(Control) <= ArenaLayout::kControlBytes);
+  static_assert(sizeof(PostLine) == 64);
   return *reinterpret_cast<Control*>(segment_.data() + layout_.control_offset(member));
 }
 
@@ -98,36 +105,45 @@ SharedArena::Control& SharedArena::control(int member) const {
 
 SharedArena::Turn::Turn(SharedArena& arena, uint32_t tag, std::chrono::milliseconds timeout)
     : arena_(&arena) {
-  std::unique_lock<std::mutex> lock(arena.turn_mutex_);
-  auto mine = [&] { return (arena.next_tag_ & 0x7fffffffu) == tag; };
+  auto mine = [&] {
+    return (arena.next_tag_.load(std::memory_order_acquire) & 0x7fffffffu) == tag;
+  };
   if (mine()) [[likely]]
     return;
-  if (!arena.turn_cv_.wait_for(lock, timeout, mine)) {
+  std::unique_lock<std::mutex> lock(arena.turn_mutex_);
+  // seq_cst with release()'s increment and load: either it sees this waiter, or this
+  // sees its new tag.
+  arena.turn_waiters_.fetch_add(1, std::memory_order_seq_cst);
+  bool got = arena.turn_cv_.wait_for(lock, timeout, mine);
+  arena.turn_waiters_.fetch_sub(1, std::memory_order_seq_cst);
+  if (!got) {
     held_ = false;
     throw TimeoutError("an earlier collective of this group (call " +
-                       std::to_string(arena.next_tag_) + ") is still running in this process");
+                       std::to_string(arena.next_tag_.load()) +
+                       ") is still running in this process");
   }
 }
 
 void SharedArena::Turn::release() {
   if (!held_) return;
   held_ = false;
-  {
-    std::lock_guard<std::mutex> lock(arena_->turn_mutex_);
-    ++arena_->next_tag_;
+  arena_->next_tag_.fetch_add(1, std::memory_order_seq_cst);
+  if (arena_->turn_waiters_.load(std::memory_order_seq_cst) > 0) [[unlikely]] {
+    // Taking the mutex orders this after a waiter's check, before its sleep.
+    { std::lock_guard<std::mutex> lock(arena_->turn_mutex_); }
+    arena_->turn_cv_.notify_all();
   }
-  arena_->turn_cv_.notify_all();
 }
 
 // ---- failures ----
 
 void SharedArena::throw_if_broken() const {
-  std::lock_guard<std::mutex> lock(failure_mutex_);
-  if (broken_.empty()) [[likely]]
+  if (!broken_.load(std::memory_order_acquire)) [[likely]]
     return;
-  throw Error(
-      ErrorCode::kState,
-      "the shared-memory collectives of this group stopped after an earlier failure: " + broken_);
+  std::lock_guard<std::mutex> lock(failure_mutex_);
+  throw Error(ErrorCode::kState,
+              "the shared-memory collectives of this group stopped after an earlier failure: " +
+                  broken_reason_);
 }
 
 void SharedArena::mark_failed(const std::exception& e) {
@@ -141,15 +157,16 @@ void SharedArena::mark_failed(const std::exception& e) {
   }
   {
     std::lock_guard<std::mutex> lock(failure_mutex_);
-    if (!broken_.empty()) return;
-    broken_ = e.what();
-    broken_kind_ = kind;
+    if (broken_.load(std::memory_order_relaxed)) return;
+    broken_reason_ = e.what();
+    broken_.store(true, std::memory_order_release);
   }
   Control& mine = control(member_);
   mine.culprit = culprit;  // published by the store of `failed`
   mine.failed.store(static_cast<uint32_t>(kind), std::memory_order_seq_cst);
   // Whoever sleeps on one of this member's counters wakes to see the flag.
-  futex_wake_all(mine.posted);
+  futex_wake_all(mine.post[0].round);
+  futex_wake_all(mine.post[1].round);
   futex_wake_all(mine.reduced);
   futex_wake_all(mine.consumed);
 }
@@ -171,7 +188,7 @@ uint32_t SharedArena::begin_round(Call& call) {
   const uint32_t round = ++round_;
   for (int m = 0; m < layout_.members; ++m) {
     if (m == member_ || reached(known_consumed_[m], round - 2)) continue;
-    wait_for(call, m, &Control::consumed, round - 2, "finish the previous round");
+    wait_for(call, m, control(m).consumed, round - 2, "finish the previous round");
     known_consumed_[m] = control(m).consumed.load(std::memory_order_relaxed);
   }
   return round;
@@ -179,8 +196,9 @@ uint32_t SharedArena::begin_round(Call& call) {
 
 void SharedArena::post(Call& call, uint32_t round) {
   Control& mine = control(member_);
-  mine.signature[round & 1u] = call.signature;
-  publish(mine.posted, round, mine);
+  PostLine& line = mine.post[round & 1u];
+  line.signature = call.signature;
+  publish(line.round, round, mine);
 }
 
 void SharedArena::post_reduced(uint32_t round) {
@@ -195,12 +213,14 @@ void SharedArena::consume(uint32_t round) {
 
 void SharedArena::wait_posted(Call& call, int member, uint32_t round) {
   Control& theirs = control(member);
-  if (!reached(theirs.posted.load(std::memory_order_acquire), round)) {
-    wait_for(call, member, &Control::posted, round, "reach this collective");
+  PostLine& line = theirs.post[round & 1u];
+  if (!reached(line.round.load(std::memory_order_acquire), round)) {
+    wait_for(call, member, line.round, round, "reach this collective");
   }
-  // Posting r means having consumed r-2 first; seen now, it spares begin_round a look.
-  known_consumed_[member] = theirs.consumed.load(std::memory_order_relaxed);
-  if (theirs.signature[round & 1u] != call.signature) [[unlikely]] {
+  // A member posts round r only after it has consumed r - 1: this spares begin_round a
+  // look at its counters (another cache line) in the next round.
+  if (!reached(known_consumed_[member], round - 1)) known_consumed_[member] = round - 1;
+  if (line.signature != call.signature) [[unlikely]] {
     throw DesyncError("rank " + std::to_string(world_ranks_[member]) +
                       " is in another collective, or the same one with other counts, dtype, op "
                       "or root: the ranks disagree about this collective");
@@ -210,14 +230,13 @@ void SharedArena::wait_posted(Call& call, int member, uint32_t round) {
 void SharedArena::wait_reduced(Call& call, int member, uint32_t round) {
   Control& theirs = control(member);
   if (!reached(theirs.reduced.load(std::memory_order_acquire), round)) {
-    wait_for(call, member, &Control::reduced, round, "reduce its slice");
+    wait_for(call, member, theirs.reduced, round, "reduce its slice");
   }
 }
 
-void SharedArena::wait_for(Call& call, int member, std::atomic<uint32_t> Control::*counter,
-                           uint32_t round, const char* what) {
+void SharedArena::wait_for(Call& call, int member, std::atomic<uint32_t>& word, uint32_t round,
+                           const char* what) {
   Control& theirs = control(member);
-  std::atomic<uint32_t>& word = theirs.*counter;
   std::optional<std::chrono::steady_clock::time_point> spin_until;
   while (true) {
     for (unsigned i = 0; i < kSpinsPerCheck; ++i) {
@@ -272,7 +291,7 @@ void SharedArena::check_progress(Call& call, int waiting_for, uint32_t round, co
     std::string missing;
     for (int m = 0; m < layout_.members; ++m) {
       if (m == member_) continue;
-      if (!reached(control(m).posted.load(std::memory_order_acquire), round)) {
+      if (!reached(control(m).post[round & 1u].round.load(std::memory_order_acquire), round)) {
         missing += (missing.empty() ? "" : ", ") + call.engine->peer_name(world_ranks_[m]);
       }
     }
@@ -280,6 +299,18 @@ void SharedArena::check_progress(Call& call, int waiting_for, uint32_t round, co
                        " to " + what + " (shared-memory round " + std::to_string(round) + ")" +
                        (missing.empty() ? "" : "; not yet arrived: " + missing));
   }
+}
+
+}  // namespace weft::core
+
+namespace weft::core {
+
+std::byte* SharedArena::staging(uint32_t round, uint64_t bytes) const {
+  return bytes <= kInlineBytes ? control(member_).post[round & 1u].data : buffer(member_, round);
+}
+
+const std::byte* SharedArena::staged(int member, uint32_t round, uint64_t bytes) const {
+  return bytes <= kInlineBytes ? control(member).post[round & 1u].data : buffer(member, round);
 }
 
 }  // namespace weft::core

@@ -8,8 +8,9 @@
 //   1. waits until every member has consumed round r-2 (its buffers of parity r % 2 are
 //      then free again: buffers are double-buffered, so a fast member runs one round
 //      ahead without waiting for the slowest),
-//   2. stages its data in its buffer of parity r % 2 and posts r with the signature of
-//      the call (collective, op, dtype, counts, root),
+//   2. stages its data in its buffer of parity r % 2 (or, up to 48 bytes, in its post
+//      line of that parity) and posts r there with the signature of the call
+//      (collective, op, dtype, counts, root),
 //   3. reads what it needs once the others have posted r (reduced r, for the sliced
 //      all_reduce), checking their signature: a different one is a DesyncError, and
 //   4. marks r consumed.
@@ -45,8 +46,9 @@ class Engine;
 // buffers per member.
 struct ArenaLayout {
   static constexpr uint64_t kMagic = 0x616e657261746677ull;  // "wftarena"
-  static constexpr size_t kControlBytes = 128;  // two cache lines: no false sharing with
-                                                // the neighbour's adjacent-line prefetch
+  // A line of counters and two post lines, padded to four lines: no false sharing
+  // with the neighbour's block through adjacent-line prefetch.
+  static constexpr size_t kControlBytes = 256;
   int members = 0;
   uint64_t buffer_bytes = 0;  // of each staging buffer
 
@@ -136,12 +138,21 @@ class SharedArena {
   std::byte* buffer(int member, uint32_t round) const {
     return segment_.data() + layout_.buffer_offset(member, round & 1u);
   }
+  // Where this member stages `bytes` of `round`, and where `member` staged its: up to
+  // kInlineBytes in the post line itself, which the readers fetch anyway to see the
+  // round posted (one transfer between cores instead of two), else its buffer. Both
+  // sides must pass the writer's byte count.
+  static constexpr uint64_t kInlineBytes = 48;
+  std::byte* staging(uint32_t round, uint64_t bytes) const;
+  const std::byte* staged(int member, uint32_t round, uint64_t bytes) const;
 
  private:
+  struct PostLine;
   struct Control;
   Control& control(int member) const;
-  // Waits until `counter` of `member` reaches `round`; `what` names it for a timeout.
-  void wait_for(Call& call, int member, std::atomic<uint32_t> Control::*counter, uint32_t round,
+  // Waits until `word` (one of `member`'s counters) reaches `round`; `what` names it
+  // for a timeout.
+  void wait_for(Call& call, int member, std::atomic<uint32_t>& word, uint32_t round,
                 const char* what);
   // Between spins: the others' failure flags, the engine's links, the deadline.
   void check_progress(Call& call, int waiting_for, uint32_t round, const char* what);
@@ -155,13 +166,16 @@ class SharedArena {
   uint32_t round_ = 0;                    // the last round begun
   std::vector<uint32_t> known_consumed_;  // what each member was last seen to have consumed
 
+  // Turns: the fast path reads next_tag_ alone; the mutex and condition variable are
+  // for a collective that has to wait for an earlier one.
+  std::atomic<uint32_t> next_tag_{0};
+  std::atomic<int> turn_waiters_{0};
   std::mutex turn_mutex_;
   std::condition_variable turn_cv_;
-  uint32_t next_tag_ = 0;
 
+  std::atomic<bool> broken_{false};  // read on every call; the reason under the mutex
   mutable std::mutex failure_mutex_;
-  std::string broken_;  // the first failure, empty while none
-  ArenaFailure broken_kind_ = ArenaFailure::kNone;
+  std::string broken_reason_;
 };
 
 }  // namespace weft::core
