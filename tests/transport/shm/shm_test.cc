@@ -253,13 +253,18 @@ bool exists(const std::string& name) { return access(("/dev/shm/" + name).c_str(
 
 TEST(SharedMemory, SegmentsLeftByADeadCreatorAreRemovedAtStartUp) {
   // What a process killed between creating its inbox and unlinking it leaves behind;
-  // a recent one, and an old one of a live process, must stay.
-  const std::string orphan = "weft-00000000000000aa-r0." + std::to_string(dead_pid());
-  const std::string recent = "weft-00000000000000bb-r0." + std::to_string(dead_pid());
-  const std::string alive = "weft-00000000000000cc-r0." + std::to_string(getpid());
-  make_segment(orphan, std::chrono::hours(1));
-  make_segment(recent, std::chrono::seconds(0));
-  make_segment(alive, std::chrono::hours(1));
+  // a recent one, and an old one of a live process, must stay. The rank processes
+  // re-run this body up to run_ranks (which they never return from): only the parent
+  // plants the files, and so only the parent removes them.
+  std::string orphan, recent, alive;
+  if (!weft::testing::is_rank_process()) {
+    orphan = "weft-00000000000000aa-r0." + std::to_string(dead_pid());
+    recent = "weft-00000000000000bb-r0." + std::to_string(dead_pid());
+    alive = "weft-00000000000000cc-r0." + std::to_string(getpid());
+    make_segment(orphan, std::chrono::hours(1));
+    make_segment(recent, std::chrono::seconds(0));
+    make_segment(alive, std::chrono::hours(1));
+  }
   auto ranks = run_ranks(
       2,
       [](int) {
