@@ -1,6 +1,7 @@
 #include "rendezvous/init_method.h"
 
 #include "core/base/env.h"
+#include "rendezvous/launcher_detection.h"
 #include "transport/tcp/socket.h"
 #include "weft/error.h"
 
@@ -17,6 +18,9 @@ void check_rank(const InitSpec& spec) {
   if (spec.world_size < 1) {
     throw InvalidArgument(std::string(kOp) + ": world_size " + std::to_string(spec.world_size) +
                           " is invalid; it must be at least 1");
+  }
+  if (spec.rank == InitSpec::kAutomaticRank && (!spec.store_file.empty() || spec.multicast)) {
+    return;
   }
   if (spec.rank < 0 || spec.rank >= spec.world_size) {
     throw InvalidArgument(std::string(kOp) + ": rank " + std::to_string(spec.rank) +
@@ -54,10 +58,27 @@ InitSpec parse_init_method(const std::string& init_method, int world_size, int r
     auto port = env::get("MASTER_PORT");
     int env_size = int_from_env("WORLD_SIZE");
     int env_rank = int_from_env("RANK");
-    if (!addr && !port && env_size < 0 && env_rank < 0 && world_size < 0 && rank < 0) {
-      spec.singleton = true;
-      return spec;
+    // Without a rank and a size from anywhere, the launcher's own variables give them
+    // (MASTER_ADDR and MASTER_PORT may still say where the store is).
+    if (env_size < 0 && env_rank < 0 && world_size < 0 && rank < 0) {
+      if (auto launched = detect_launcher()) {
+        spec.launcher = launched->launcher;
+        spec.world_size = launched->world_size;
+        spec.rank = launched->rank;
+        spec.store_host = launched->store_host;
+        spec.store_port = launched->store_port;
+        spec.pmi = launched->pmi;
+        spec.bind_any_address = true;
+        spec.launcher_hosts_store = false;
+        if (spec.world_size == 1) spec.singleton = true;
+        return spec;
+      }
+      if (!addr && !port) {
+        spec.singleton = true;
+        return spec;
+      }
     }
+    spec.launcher = "env://";
     spec.world_size = world_size >= 0 ? world_size : env_size;
     spec.rank = rank >= 0 ? rank : env_rank;
     std::string missing;
@@ -74,13 +95,25 @@ InitSpec parse_init_method(const std::string& init_method, int world_size, int r
   } else if (method.rfind("tcp://", 0) == 0) {
     auto [host, port] =
         tcp::split_host_port(method.substr(6), std::string(kOp) + "(" + method + ")");
-    if (is_multicast(host)) {
-      throw InvalidArgument(std::string(kOp) + "(" + method +
-                            "): multicast discovery is not supported by this version of weft; "
-                            "use tcp://host:port with explicit ranks, or env://");
-    }
     spec.store_host = host;
     spec.store_port = port;
+    if (is_multicast(host)) {
+      spec.multicast = true;
+      spec.launcher_hosts_store = false;
+      spec.world_size = world_size >= 0 ? world_size : int_from_env("WORLD_SIZE");
+      if (spec.world_size < 0) {
+        throw InvalidArgument(std::string(kOp) + "(" + method +
+                              "): multicast discovery needs world_size, as an argument or as "
+                              "WORLD_SIZE");
+      }
+      int env_rank = int_from_env("RANK");
+      spec.rank = rank >= 0 ? rank : env_rank >= 0 ? env_rank : InitSpec::kAutomaticRank;
+      if (spec.world_size == 1 && spec.rank <= 0) {
+        spec.singleton = true;
+        spec.rank = 0;
+      }
+      return spec;
+    }
     spec.world_size = world_size >= 0 ? world_size : int_from_env("WORLD_SIZE");
     spec.rank = rank >= 0 ? rank : int_from_env("RANK");
     if (spec.world_size < 0 || spec.rank < 0) {
@@ -88,11 +121,28 @@ InitSpec parse_init_method(const std::string& init_method, int world_size, int r
                             "): tcp:// needs world_size and rank, as arguments or as WORLD_SIZE "
                             "and RANK");
     }
+  } else if (method.rfind("file://", 0) == 0) {
+    spec.store_file = method.substr(7);
+    if (spec.store_file.empty() || spec.store_file[0] != '/') {
+      throw InvalidArgument(std::string(kOp) + "(" + method +
+                            "): file:// needs an absolute path, as in file:///shared/dir/job");
+    }
+    spec.launcher_hosts_store = false;
+    spec.world_size = world_size >= 0 ? world_size : int_from_env("WORLD_SIZE");
+    if (spec.world_size < 0) {
+      throw InvalidArgument(std::string(kOp) + "(" + method +
+                            "): file:// needs world_size, as an argument or as WORLD_SIZE");
+    }
+    int env_rank = int_from_env("RANK");
+    spec.rank = rank >= 0 ? rank : env_rank >= 0 ? env_rank : InitSpec::kAutomaticRank;
   } else {
     throw InvalidArgument(std::string(kOp) + ": init_method '" + method +
-                          "' is not supported; use env:// or tcp://host:port");
+                          "' is not supported; use env://, tcp://host:port or file:///path");
   }
-  if (spec.world_size == 1 && spec.rank == 0) spec.singleton = true;
+  if (spec.world_size == 1 && spec.rank <= 0) {
+    spec.singleton = true;
+    spec.rank = 0;
+  }
   return spec;
 }
 

@@ -1,5 +1,9 @@
 #include "rendezvous/join.h"
 
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <random>
 #include <thread>
 
@@ -13,6 +17,7 @@ const std::string kAbortKey = "abort";
 const std::string kJobKey = "job";  // "<world_size> <job_id>", set by rank 0
 const std::string kJoinedKey = "joined";
 const std::string kCompleteKey = "complete";
+const std::string kNextRankKey = "next_rank";  // automatic ranks, in order of arrival
 
 std::string record_key(int rank) { return "rank/" + std::to_string(rank) + "/record"; }
 std::string claim_key(int rank) { return "rank/" + std::to_string(rank) + "/claims"; }
@@ -46,19 +51,87 @@ void abort_join(Store& store, const std::string& reason, Deadline deadline) {
 
 namespace {
 
+// Whether `owner` ("host:pid", as join_world records it) names a process of this host
+// that no longer exists.
+bool owner_is_gone(const std::string& owner) {
+  size_t colon = owner.rfind(':');
+  if (colon == std::string::npos) return false;
+  char name[256] = {};
+  gethostname(name, sizeof name - 1);
+  if (owner.substr(0, colon) != name) return false;
+  long pid = std::strtol(owner.c_str() + colon + 1, nullptr, 10);
+  return pid > 0 && kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+}
+
+}  // namespace
+
+void refuse_leftover_job(Store& store, const std::string& where, Deadline deadline) {
+  const std::string remedy = "; if no job uses it any more, remove it (or pick another group_name)";
+  if (store.check({kAbortKey}, deadline)) {
+    throw InvalidArgument("init_process_group(" + where + "): an earlier rendezvous of this " +
+                          "group failed (" + store.get(kAbortKey, deadline) + ")" + remedy);
+  }
+  if (!store.check({kJobKey}, deadline)) return;
+  int size = std::stoi(store.get(kJobKey, deadline));
+  std::string owners, gone;
+  for (int r = 0; r < size; ++r) {
+    if (!store.check({owner_key(r)}, deadline)) continue;
+    std::string owner = store.get(owner_key(r), deadline);
+    if (r < 8) owners += (owners.empty() ? "" : ", ") + owner;
+    if (owner_is_gone(owner) && gone.empty()) {
+      gone = "rank " + std::to_string(r) + " (" + owner + ")";
+    }
+  }
+  if (store.check({kCompleteKey}, deadline)) {
+    throw InvalidArgument("init_process_group(" + where + "): this group already assembled a " +
+                          "job of " + std::to_string(size) + " ranks (" + owners + ")" +
+                          (gone.empty() ? "; it may still be running" : "; " + gone + " is gone") +
+                          remedy);
+  }
+  if (!gone.empty()) {
+    throw InvalidArgument("init_process_group(" + where + "): left over from a killed job: " +
+                          gone + " joined this group and no longer exists" + remedy);
+  }
+}
+
+int assign_rank(Store& store, int world_size, const std::string& self, Deadline deadline) {
+  while (true) {
+    int64_t next = store.add(kNextRankKey, 1, deadline) - 1;
+    if (next >= world_size) {
+      std::string reason = self + " found all " + std::to_string(world_size) +
+                           " ranks taken: more processes were started than world_size";
+      abort_join(store, reason, deadline);
+      throw InvalidArgument("init_process_group: " + reason);
+    }
+    // A rank given explicitly to another process is skipped.
+    if (!store.check({claim_key(static_cast<int>(next))}, deadline)) return static_cast<int>(next);
+  }
+}
+
+namespace {
+
 [[noreturn]] void throw_missing(Store& store, const std::string& me, int world_size) {
   Deadline d = Deadline::after(std::chrono::seconds(5));
   int64_t joined = store.add(kJoinedKey, 0, d);
-  std::string missing;
-  int shown = 0;
+  std::string missing, present;
+  int shown = 0, listed = 0;
   for (int r = 0; r < world_size; ++r) {
-    if (store.check({record_key(r)}, d)) continue;
+    if (store.check({record_key(r)}, d)) {
+      // Who joined, and from where: a rank on the wrong host or job shows up here.
+      if (++listed <= 8 && store.check({owner_key(r)}, d)) {
+        present += (present.empty() ? "" : ", ") + std::to_string(r) + " (" +
+                   store.get(owner_key(r), d) + ")";
+      }
+      continue;
+    }
     if (++shown <= 64) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
   }
   if (shown > 64) missing += ", ... (" + std::to_string(shown) + " in all)";
+  if (listed > 8) present += ", ...";
   throw TimeoutError("init_process_group (" + me + "): " + std::to_string(joined) + "/" +
                      std::to_string(world_size) + " ranks joined before the deadline; " +
-                     "missing ranks: " + missing + " (" + store.describe() + ")");
+                     "missing ranks: " + missing + (present.empty() ? "" : "; joined: " + present) +
+                     " (" + store.describe() + ")");
 }
 
 // Polls until `done()` holds, failing on an abort or at the deadline.

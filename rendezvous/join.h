@@ -24,6 +24,16 @@ struct JoinResult {
 JoinResult join_world(Store& store, int rank, int world_size, const std::string& record,
                       const std::string& self, Deadline deadline);
 
+// For stores that outlive their jobs (FileStore): InvalidArgument, saying what was found
+// and what to do, when the store already holds a job of this name that assembled or
+// failed, or one a process on this host joined and has since died. Such a store is a
+// leftover of a killed job, or a running job's; it is never joined.
+void refuse_leftover_job(Store& store, const std::string& where, Deadline deadline);
+
+// The next rank no process has claimed, for a process started without one. InvalidArgument
+// when all world_size ranks are taken.
+int assign_rank(Store& store, int world_size, const std::string& self, Deadline deadline);
+
 // Tells every rank waiting in join_world that the job cannot assemble, and why. Best
 // effort: errors reaching the store are ignored.
 void abort_join(Store& store, const std::string& reason, Deadline deadline);

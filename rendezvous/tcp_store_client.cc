@@ -2,6 +2,7 @@
 
 #include <thread>
 
+#include "core/base/env.h"
 #include "core/base/log.h"
 #include "core/base/wire.h"
 #include "rendezvous/tcp_store_protocol.h"
@@ -46,10 +47,14 @@ TcpStoreClient::TcpStoreClient(const std::string& host, uint16_t port, Deadline 
         fd_ = tcp::connect_to(address, deadline.min(Deadline::after(std::chrono::seconds(5))));
         WEFT_LOG(INFO) << "connected to the rendezvous store at " << address.to_string()
                        << " after " << attempts << " attempt(s)";
-        return;
+        break;
       } catch (const Error& e) {
         last_error = e.what();
       }
+    }
+    if (fd_) {
+      authenticate(deadline);  // outside the retries: a refusal is final
+      return;
     }
     if (deadline.expired()) break;
     std::this_thread::sleep_for(std::min<std::chrono::milliseconds>(pause, deadline.remaining()));
@@ -58,6 +63,17 @@ TcpStoreClient::TcpStoreClient(const std::string& host, uint16_t port, Deadline 
   throw TimeoutError("could not reach the rendezvous store at " + endpoint_ + " (" +
                      std::to_string(attempts) + " attempts; last: " + last_error +
                      "); is rank 0 running, and are MASTER_ADDR/MASTER_PORT right?");
+}
+
+void TcpStoreClient::authenticate(Deadline deadline) {
+  auto token = env::get("WEFT_AUTH_TOKEN");
+  if (!token) return;
+  try {
+    call(request(StoreOp::kAuth, deadline, {*token}).take(), deadline, "authenticate");
+  } catch (const Error& e) {
+    throw InvalidArgument(describe() + " refused this process's WEFT_AUTH_TOKEN (" + e.what() +
+                          "): every process of a job must be given the same token");
+  }
 }
 
 tcp::SocketAddress TcpStoreClient::local_address() const { return tcp::local_address(fd_.get()); }

@@ -14,7 +14,7 @@ namespace weft::rendezvous {
 class TcpStoreClient : public Store {
  public:
   // Throws naming host:port (and the last connect error) when no server answers by
-  // `deadline`.
+  // `deadline`; InvalidArgument when the server refuses this process's WEFT_AUTH_TOKEN.
   TcpStoreClient(const std::string& host, uint16_t port, Deadline deadline);
 
   void set(const std::string& key, const std::string& value, Deadline deadline) override;
@@ -30,6 +30,8 @@ class TcpStoreClient : public Store {
   tcp::SocketAddress local_address() const;
 
  private:
+  // Presents WEFT_AUTH_TOKEN, when set, as the connection's first request.
+  void authenticate(Deadline deadline);
   // Sends one request and returns the reply's body after its status byte.
   std::string call(const std::string& request, Deadline deadline, const std::string& op_name);
 

@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/base/env.h"
 #include "core/base/log.h"
 #include "core/base/wire.h"
 #include "rendezvous/tcp_store_protocol.h"
@@ -33,7 +34,7 @@ Request parse_request(const std::string& record) {
   WireReader in(record, "store request");
   Request r;
   uint8_t op = in.u8();
-  if (op < static_cast<uint8_t>(StoreOp::kSet) || op > static_cast<uint8_t>(StoreOp::kDelete)) {
+  if (op < static_cast<uint8_t>(StoreOp::kSet) || op > static_cast<uint8_t>(StoreOp::kAuth)) {
     throw Error(ErrorCode::kInvalidArgument, "unknown store op " + std::to_string(op));
   }
   r.op = static_cast<StoreOp>(op);
@@ -55,6 +56,7 @@ struct Client {
   std::string in;
   std::string out;
   bool waiting = false;  // a get/wait of this client is parked until keys appear
+  bool authenticated = false;
 };
 
 struct Waiter {
@@ -71,6 +73,7 @@ struct TcpStoreServer::State {
   tcp::Fd epoll;
   std::string bound;
   uint16_t port = 0;
+  std::string token;  // WEFT_AUTH_TOKEN when this server started; empty: none required
   std::unordered_map<int, Client> clients;
   std::map<std::string, std::string> data;
   std::list<Waiter> waiters;
@@ -81,6 +84,8 @@ struct TcpStoreServer::State {
   void read_client(int fd);
   void process_records(int fd);
   void handle(int fd, Request request);
+  // Checks a connection's first request against the token; false: refused and dropped.
+  bool authenticate(int fd, const Request& request);
   bool try_answer(int fd, const Request& request);
   void reply(int fd, const std::string& body);
   void flush(int fd);
@@ -97,6 +102,7 @@ TcpStoreServer::TcpStoreServer(const tcp::SocketAddress& address) : state_(new S
   tcp::SocketAddress bound = tcp::local_address(s.listener.get());
   s.port = bound.port();
   s.bound = bound.to_string();
+  s.token = env::get("WEFT_AUTH_TOKEN").value_or("");
   s.wake = tcp::Fd(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
   s.epoll = tcp::Fd(epoll_create1(EPOLL_CLOEXEC));
   if (!s.wake || !s.epoll) {
@@ -214,8 +220,28 @@ void TcpStoreServer::State::process_records(int fd) {
       drop(fd, std::string("malformed request: ") + e.what());
       return;
     }
+    if (request.op == StoreOp::kAuth || (!token.empty() && !c.authenticated)) {
+      if (!authenticate(fd, request)) return;
+      continue;
+    }
     handle(fd, std::move(request));
   }
+}
+
+bool TcpStoreServer::State::authenticate(int fd, const Request& request) {
+  Client& c = clients[fd];
+  if (token.empty() || (request.op == StoreOp::kAuth && tcp::same_secret(request.keys[0], token))) {
+    c.authenticated = true;
+    reply(fd, WireWriter().u8(static_cast<uint8_t>(StoreStatus::kOk)).take());
+    return true;
+  }
+  const char* why = request.op == StoreOp::kAuth ? "wrong WEFT_AUTH_TOKEN" : "no WEFT_AUTH_TOKEN";
+  reply(fd, WireWriter()
+                .u8(static_cast<uint8_t>(StoreStatus::kBadRequest))
+                .str(std::string("authentication failed: ") + why)
+                .take());
+  drop(fd, std::string("refused: ") + why);  // (drop logs it, naming the address)
+  return false;
 }
 
 void TcpStoreServer::State::handle(int fd, Request request) {

@@ -10,7 +10,9 @@ packages=(
   libhwloc-dev      # topology
   libibverbs-dev    # InfiniBand verbs
   clang-format      # the style check
-  iproute2          # network namespaces for the multi-host tests
+  iproute2          # network namespaces for the multi-host and multicast tests
+  openmpi-bin       # mpirun, and mpich's mpiexec.hydra: the launcher tests start weft
+  mpich             # programs under them (weft never links either)
 )
 
 exec "$(dirname "$0")/install_packages.sh" install_deps "${packages[@]}"

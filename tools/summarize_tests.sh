@@ -2,12 +2,10 @@
 # Counts test cases in the GoogleTest XML reports of every test target of the last
 # `bazel test //...` and prints "N passed, N failed" as its last line. A target that
 # left no report (it did not build, crashed, or timed out) counts as one failed case.
-# $1: the exit status of the style check, $2 that of the /dev/shm leftover check, each
-# counted as one more case.
+# Each argument "NAME=STATUS" is a check outside GoogleTest (the style check, say) with
+# its exit status, counted as one more case.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-format_status=${1:-0}
-leftover_status=${2:-0}
 passed=0 failed=0 skipped=0
 failed_targets=()
 
@@ -50,18 +48,14 @@ while read -r target; do
   [ "$f" -gt 0 ] && failed_targets+=("$target")
 done < <(bazel query 'tests(//...)' 2>/dev/null)
 
-if [ "$format_status" -eq 0 ]; then
-  passed=$((passed + 1))
-else
-  failed=$((failed + 1))
-  failed_targets+=("clang-format check")
-fi
-if [ "$leftover_status" -eq 0 ]; then
-  passed=$((passed + 1))
-else
-  failed=$((failed + 1))
-  failed_targets+=("no weft segment left in /dev/shm")
-fi
+for check in "$@"; do
+  if [ "${check##*=}" -eq 0 ]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    failed_targets+=("${check%=*}")
+  fi
+done
 
 if [ ${#failed_targets[@]} -ne 0 ]; then
   echo "failed:"

@@ -33,6 +33,12 @@ const std::vector<Variable>& weft_variables() {
       {"WEFT_ALGO", "(the selection table)",
        "algorithm per collective, e.g. all_reduce:ring,broadcast:chain (docs/ALGORITHMS.md)"},
       {"WEFT_SEGMENT_BYTES", "1M", "segment size of pipelined collective algorithms"},
+      {"WEFT_PORT", "(derived from the job id)",
+       "port of the rendezvous store under Open MPI and Slurm, when MASTER_PORT is not set"},
+      {"WEFT_AUTH_TOKEN", "(none; weftrun draws one)",
+       "shared secret the rendezvous store and every link require on connect"},
+      {"WEFT_MULTICAST_TTL", "1",
+       "hops the discovery datagrams of tcp://[multicast]:port may take"},
       {"WEFT_LAUNCHER_STORE", "0",
        "1: the launcher hosts the rendezvous store at MASTER_ADDR:MASTER_PORT (set by "
        "weftrun)"},

@@ -13,6 +13,7 @@
 #include "core/collectives/scratch_pool.h"
 #include "core/p2p/engine.h"
 #include "core/p2p/group_state.h"
+#include "rendezvous/multicast_discovery.h"
 #include "rendezvous/store.h"
 #include "rendezvous/tcp_store_server.h"
 #include "weft/group.h"
@@ -29,6 +30,9 @@ struct Context {
   SharedArena::Options arena_options;  // how arena waits spin, as the engine's
   // Declared in construction order; destroyed in reverse, so the store server outlives
   // the clients and the engine.
+  // Multicast init: keeps announcing this member while the job lives, so that a late
+  // extra process learns at once that the job is full.
+  std::unique_ptr<rendezvous::MulticastDiscovery> discovery;
   std::unique_ptr<rendezvous::TcpStoreServer> store_server;  // rank 0, unless launched
   std::unique_ptr<rendezvous::Store> store_connection;
   std::unique_ptr<rendezvous::Store> store;  // the job's namespace in store_connection

@@ -15,8 +15,11 @@
 #include "core/init/peer_record.h"
 #include "core/init/shm_peers.h"
 #include "core/init/transports.h"
+#include "rendezvous/file_store.h"
 #include "rendezvous/init_method.h"
 #include "rendezvous/join.h"
+#include "rendezvous/multicast_discovery.h"
+#include "rendezvous/pmi_bootstrap.h"
 #include "rendezvous/tcp_store_client.h"
 #include "transport/tcp/tcp_connector.h"
 #include "transport/tcp/tcp_link.h"
@@ -65,30 +68,80 @@ std::string store_namespace(const std::string& group_name) {
          std::to_string(g_generation);
 }
 
-// Connects the store: rank 0 hosts it unless the launcher does.
-void open_store(core::Context& c, const rendezvous::InitSpec& spec, const std::string& group_name,
-                Deadline deadline) {
-  if (spec.rank == 0 && !spec.launcher_hosts_store) {
-    auto addresses = tcp::resolve(spec.store_host, spec.store_port);
-    try {
-      c.store_server = std::make_unique<rendezvous::TcpStoreServer>(addresses.front());
-    } catch (const Error& e) {
-      throw Error(e.code(), std::string("init_process_group (rank 0): cannot host the rendezvous "
-                                        "store: ") +
-                                e.what() + " (MASTER_ADDR must be an address of rank 0's host)");
-    }
+// Finds the other members at the multicast group spec names, and learns this process's
+// rank and rank 0's store from them; every member offers a store, rank 0's is kept.
+void discover_members(core::Context& c, rendezvous::InitSpec& spec, const std::string& group_name,
+                      Deadline deadline) {
+  bool v6 = tcp::resolve(spec.store_host, spec.store_port).front().family() == AF_INET6;
+  auto candidate =
+      std::make_unique<rendezvous::TcpStoreServer>(tcp::resolve(v6 ? "::" : "0.0.0.0", 0).front());
+  if (!c.discovery) {  // (a second try after a lost store keeps the members found)
+    c.discovery = std::make_unique<rendezvous::MulticastDiscovery>(spec.store_host, spec.store_port,
+                                                                   group_name, spec.world_size,
+                                                                   spec.rank, candidate->port());
   }
-  c.store_connection =
-      std::make_unique<rendezvous::TcpStoreClient>(spec.store_host, spec.store_port, deadline);
+  rendezvous::DiscoveredJob job = c.discovery->discover(deadline);
+  spec.rank = job.rank;
+  spec.store_host = job.store_host;
+  spec.store_port = job.store_port;
+  c.rank = job.rank;
+  log::set_rank(job.rank);
+  if (job.rank == 0) c.store_server = std::move(candidate);
+}
+
+// Opens the store: the rendezvous file, or the TCP store that rank 0 hosts unless the
+// launcher does. Returns the local address a rank advertises by default: the one that
+// routes to the store, or loopback (meaning "all of this host's addresses") for a file.
+tcp::SocketAddress open_store(core::Context& c, rendezvous::InitSpec& spec,
+                              const std::string& group_name, Deadline deadline) {
+  tcp::SocketAddress route = tcp::resolve("127.0.0.1", 0).front();
+  if (!spec.store_file.empty()) {
+    c.store_connection = std::make_unique<rendezvous::FileStore>(spec.store_file, deadline);
+  } else {
+    if (spec.pmi) {
+      rendezvous::find_store_over_pmi(spec, c.store_server);
+    } else if (spec.multicast) {
+      discover_members(c, spec, group_name, deadline);
+    } else if (spec.rank == 0 && !spec.launcher_hosts_store) {
+      auto addresses = tcp::resolve(spec.store_host, spec.store_port);
+      if (spec.bind_any_address) {
+        addresses = tcp::resolve(addresses.front().family() == AF_INET6 ? "::" : "0.0.0.0",
+                                 spec.store_port);
+      }
+      try {
+        c.store_server = std::make_unique<rendezvous::TcpStoreServer>(addresses.front());
+      } catch (const Error& e) {
+        throw Error(e.code(), std::string("init_process_group (rank 0): cannot host the "
+                                          "rendezvous store: ") +
+                                  e.what() + " (MASTER_ADDR must be an address of rank 0's host)");
+      }
+    }
+    auto client =
+        std::make_unique<rendezvous::TcpStoreClient>(spec.store_host, spec.store_port, deadline);
+    route = client->local_address();
+    c.store_connection = std::move(client);
+  }
   c.store =
       std::make_unique<rendezvous::PrefixStore>(store_namespace(group_name), *c.store_connection);
+  if (!spec.store_file.empty()) {
+    const std::string where = "file://" + spec.store_file;
+    rendezvous::refuse_leftover_job(*c.store, where, deadline);
+    if (spec.rank == rendezvous::InitSpec::kAutomaticRank) {
+      spec.rank = rendezvous::assign_rank(*c.store, spec.world_size, self_description(), deadline);
+      c.rank = spec.rank;
+      log::set_rank(spec.rank);
+      WEFT_LOG(INFO) << self_description() << " took rank " << spec.rank << " of "
+                     << spec.world_size << " at " << where;
+    }
+  }
+  return route;
 }
 
 // A process whose rank cannot be right tells the others before it fails, so they stop
 // at once rather than time out.
 [[noreturn]] void refuse_rank(const rendezvous::InitSpec& spec, const std::string& group_name,
                               const InvalidArgument& error) {
-  if (!spec.singleton && !spec.store_host.empty()) {
+  if (!spec.singleton && !spec.store_host.empty() && !spec.multicast && !spec.pmi) {
     try {
       Deadline d = Deadline::after(std::chrono::seconds(1));
       rendezvous::TcpStoreClient client(spec.store_host, spec.store_port, d);
@@ -182,6 +235,10 @@ void init_process_group(const std::string& backend, const std::string& init_meth
     refuse_rank(spec, group_name, e);
   }
 
+  if (!spec.launcher.empty() && spec.launcher != "env://") {
+    WEFT_LOG(INFO) << "init_process_group: started by " << spec.launcher << ": rank " << spec.rank
+                   << " of " << spec.world_size;
+  }
   auto c = std::make_unique<core::Context>();
   c->rank = spec.rank;
   c->world_size = spec.world_size;
@@ -199,10 +256,8 @@ void init_process_group(const std::string& backend, const std::string& init_meth
     rendezvous::JoinResult joined;
     while (true) {
       try {
-        open_store(*c, spec, group_name, deadline);
-        auto* client = static_cast<rendezvous::TcpStoreClient*>(c->store_connection.get());
-        connector = std::make_unique<tcp::TcpConnector>(env::get("WEFT_SOCKET_IFNAME"),
-                                                        client->local_address());
+        tcp::SocketAddress route = open_store(*c, spec, group_name, deadline);
+        connector = std::make_unique<tcp::TcpConnector>(env::get("WEFT_SOCKET_IFNAME"), route);
         self.tcp = connector->record();
         joined = rendezvous::join_world(*c->store, spec.rank, spec.world_size, self.encode(),
                                         self_description(), deadline);
@@ -210,7 +265,8 @@ void init_process_group(const std::string& backend, const std::string& init_meth
       } catch (const rendezvous::StoreLost& e) {
         // Most often the store of the previous job on this port, closing as this rank
         // arrived: join again, at the new store.
-        if (deadline.expired()) throw;
+        // (A store found through PMI or a file cannot have moved.)
+        if (deadline.expired() || spec.pmi || spec.multicast || !spec.store_file.empty()) throw;
         WEFT_LOG(INFO) << "lost the rendezvous store while joining (" << e.what()
                        << "); joining again";
         c->store.reset();

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "rendezvous/tcp_store_client.h"
+#include "tests/core/init_checks.h"
 #include "tests/harness/multiprocess.h"
 #include "transport/tcp/socket.h"
 #include "weft/weft.h"
@@ -12,6 +14,8 @@
 namespace {
 
 using weft::testing::expect_all_succeeded;
+using weft::testing::expect_init_error;
+using weft::testing::ring_check;
 using weft::testing::run_ranks;
 using weft::testing::RunOptions;
 using namespace std::chrono_literals;
@@ -21,30 +25,15 @@ std::string env(const char* name) {
   return v ? v : "";
 }
 
-// Exchanges one value with the neighbours, proving the job is connected.
-void ring_check(int rank, int size) {
-  int32_t token = rank, got = -1;
-  weft::Request s = weft::isend(weft::view(std::span(&token, 1)), (rank + 1) % size);
-  weft::recv(weft::view(std::span(&got, 1)), (rank + size - 1) % size);
-  s.wait();
-  EXPECT_EQ(got, (rank + size - 1) % size);
-}
-
-template <typename E>
-void expect_init_error(const std::function<void()>& init, const std::vector<std::string>& texts) {
-  try {
-    init();
-    ADD_FAILURE() << "init_process_group succeeded";
-    weft::destroy_process_group();
-  } catch (const E& e) {
-    for (const auto& t : texts)
-      EXPECT_NE(std::string(e.what()).find(t), std::string::npos) << e.what();
-  }
-}
-
 RunOptions with_env(std::map<std::string, std::string> env) {
   RunOptions o;
   o.env = std::move(env);
+  return o;
+}
+
+RunOptions with_env_per_rank(std::function<std::map<std::string, std::string>(int)> env) {
+  RunOptions o;
+  o.rank_env = std::move(env);
   return o;
 }
 
@@ -225,6 +214,54 @@ TEST(Init, UnknownSocketInterfaceIsRefused) {
             {"WEFT_SOCKET_IFNAME=weft-no-such0"});
       },
       with_env({{"WEFT_SOCKET_IFNAME", "weft-no-such0"}})));
+}
+
+TEST(Init, AStoreConnectionWithTheWrongTokenIsRefusedWhileTheJobGoesOn) {
+  auto ranks = run_ranks(
+      2,
+      [](int rank) {
+        weft::init_process_group();
+        if (rank == 1) {
+          // A stranger at rank 0's store, from this process: refused, and harmless.
+          setenv("WEFT_AUTH_TOKEN", "a guess", 1);
+          try {
+            weft::rendezvous::TcpStoreClient stranger(
+                env("MASTER_ADDR"), static_cast<uint16_t>(std::stoi(env("MASTER_PORT"))),
+                weft::Deadline::after(5s));
+            ADD_FAILURE() << "the store accepted a wrong token";
+          } catch (const weft::InvalidArgument& e) {
+            EXPECT_NE(std::string(e.what()).find("WEFT_AUTH_TOKEN"), std::string::npos);
+          }
+          setenv("WEFT_AUTH_TOKEN", "job secret", 1);
+        }
+        ring_check(rank, 2);
+        weft::barrier();
+        weft::destroy_process_group();
+      },
+      rank0_hosts_store({{"WEFT_AUTH_TOKEN", "job secret"}}));
+  expect_all_succeeded(ranks);
+  EXPECT_NE(ranks[0].output.find("wrong WEFT_AUTH_TOKEN"), std::string::npos) << ranks[0].output;
+}
+
+TEST(Init, ALinkWithTheWrongTokenIsRefused) {
+  // The harness's store asks for no token, so the ranks meet there; rank 1's link to
+  // rank 0 then carries another token than rank 0's.
+  auto ranks = run_ranks(
+      2,
+      [](int rank) {
+        // Rank 1 learns why; rank 0 that the join was aborted.
+        expect_init_error<weft::Error>(
+            [] { weft::init_process_group("auto", "env://", -1, -1, "", 10s); },
+            rank == 1 ? std::vector<std::string>{"refused the connection", "WEFT_AUTH_TOKEN"}
+                      : std::vector<std::string>{});
+      },
+      with_env_per_rank([](int rank) {
+        return std::map<std::string, std::string>{{"WEFT_AUTH_TOKEN", rank == 0 ? "one" : "other"},
+                                                  {"WEFT_DEBUG", "WARN"}};
+      }));
+  expect_all_succeeded(ranks);
+  EXPECT_NE(ranks[0].output.find("wrong or missing WEFT_AUTH_TOKEN"), std::string::npos)
+      << ranks[0].output;
 }
 
 TEST(Init, BadConfigurationIsRefused) {

@@ -150,4 +150,59 @@ TEST(StoreServer, BindErrorNamesTheAddress) {
   }
 }
 
+// WEFT_AUTH_TOKEN is read by the server when it starts and by each client when it
+// connects: set it around each construction.
+class TokenScope {
+ public:
+  explicit TokenScope(const char* token) {
+    if (token) {
+      setenv("WEFT_AUTH_TOKEN", token, 1);
+    } else {
+      unsetenv("WEFT_AUTH_TOKEN");
+    }
+  }
+  ~TokenScope() { unsetenv("WEFT_AUTH_TOKEN"); }
+};
+
+TEST(StoreAuthentication, WrongOrMissingTokensAreRefusedWhileTheRightOneWorks) {
+  std::unique_ptr<TcpStoreServer> server;
+  {
+    TokenScope token("s3cret");
+    server = std::make_unique<TcpStoreServer>(weft::tcp::resolve("127.0.0.1", 0).front());
+  }
+  std::unique_ptr<TcpStoreClient> member;
+  {
+    TokenScope token("s3cret");
+    member = std::make_unique<TcpStoreClient>("127.0.0.1", server->port(), soon());
+  }
+  member->set("k", "v", soon());
+  {
+    TokenScope token("guess");
+    try {
+      TcpStoreClient stranger("127.0.0.1", server->port(), soon());
+      ADD_FAILURE() << "a wrong token was accepted";
+    } catch (const weft::InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find("refused this process's WEFT_AUTH_TOKEN"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  {
+    TokenScope token(nullptr);  // no token: the first request is refused
+    TcpStoreClient stranger("127.0.0.1", server->port(), soon());
+    EXPECT_THROW(stranger.get("k", soon()), weft::Error);
+  }
+  // The member that had the token never noticed.
+  EXPECT_EQ(member->get("k", soon()), "v");
+  EXPECT_EQ(member->add("n", 2, soon()), 2);
+}
+
+TEST(StoreAuthentication, AServerWithoutATokenAcceptsClientsThatHaveOne) {
+  TcpStoreServer server(weft::tcp::resolve("127.0.0.1", 0).front());
+  TokenScope token("s3cret");
+  TcpStoreClient client("127.0.0.1", server.port(), soon());
+  client.set("k", "v", soon());
+  EXPECT_EQ(client.get("k", soon()), "v");
+}
+
 }  // namespace

@@ -11,10 +11,12 @@
 #include <chrono>
 #include <cstring>
 #include <optional>
+#include <random>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "core/base/env.h"
 #include "core/base/log.h"
 #include "rendezvous/tcp_store_server.h"
 #include "tools/weftrun/exit_report.h"
@@ -459,10 +461,22 @@ int Job::finish() {
   return exit_code_of(first.wait_status);
 }
 
+// The job's shared secret: the one weftrun was given, or a fresh random one. The store
+// and every rank's links then refuse connections that do not present it; the ranks
+// inherit it with weftrun's environment.
+void ensure_auth_token() {
+  if (env::get("WEFT_AUTH_TOKEN")) return;
+  std::random_device device;
+  char token[33];
+  for (int i = 0; i < 4; ++i) snprintf(token + 8 * i, 9, "%08x", device());
+  setenv("WEFT_AUTH_TOKEN", token, 1);
+}
+
 }  // namespace
 
 int run_job(const Options& options) {
   ensure_descriptor_limit(options.num_ranks);
+  ensure_auth_token();
   // Before the store: its thread must inherit the blocked signals.
   JobSignals signals;
   rendezvous::TcpStoreServer store(tcp::resolve(kStoreHost, 0).front());

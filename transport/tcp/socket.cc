@@ -304,4 +304,11 @@ std::vector<InterfaceAddress> interface_addresses() {
   return out;
 }
 
+bool same_secret(const std::string& a, const std::string& b) {
+  if (a.size() != b.size()) return false;
+  unsigned char differ = 0;
+  for (size_t i = 0; i < a.size(); ++i) differ |= static_cast<unsigned char>(a[i] ^ b[i]);
+  return differ == 0;
+}
+
 }  // namespace weft::tcp

@@ -91,6 +91,10 @@ void recv_all(int fd, void* data, size_t n, Deadline deadline, const std::string
 void send_record(int fd, const std::string& record, Deadline deadline, const std::string& what);
 std::string recv_record(int fd, uint32_t max_bytes, Deadline deadline, const std::string& what);
 
+// Whether two shared secrets (WEFT_AUTH_TOKEN) are equal, in time that depends on their
+// lengths only, so a stranger cannot guess a token byte by byte from reply times.
+bool same_secret(const std::string& a, const std::string& b);
+
 struct InterfaceAddress {
   std::string interface;
   SocketAddress address;

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "core/base/env.h"
 #include "core/base/log.h"
 #include "core/base/wire.h"
 #include "weft/error.h"
@@ -15,7 +16,7 @@ namespace weft::tcp {
 namespace {
 
 constexpr uint32_t kHelloMagic = 0x57464c4b;  // "WFLK"
-constexpr uint32_t kProtocolVersion = 1;
+constexpr uint32_t kProtocolVersion = 2;      // 2: the handshake carries WEFT_AUTH_TOKEN
 constexpr uint32_t kMaxHandshake = 4096;
 // One dial attempt, and reading a handshake, may take at most this long, so that a
 // silent address or a stray client cannot use up the whole rendezvous deadline.
@@ -73,8 +74,17 @@ Fd listen_wildcard() {
   throw Error(ErrorCode::kInternal, "cannot open a listening socket for peer connections");
 }
 
+std::string auth_token() { return env::get("WEFT_AUTH_TOKEN").value_or(""); }
+
 std::string hello(uint64_t job_id, int from, int to) {
-  return WireWriter().u32(kHelloMagic).u32(kProtocolVersion).u64(job_id).u32(from).u32(to).take();
+  return WireWriter()
+      .u32(kHelloMagic)
+      .u32(kProtocolVersion)
+      .u64(job_id)
+      .u32(from)
+      .u32(to)
+      .str(auth_token())
+      .take();
 }
 
 }  // namespace
@@ -195,6 +205,9 @@ std::vector<Fd> TcpConnector::connect_all(int rank, const std::vector<std::strin
       if (version != kProtocolVersion) {
         reject = "protocol version " + std::to_string(version) + " where " +
                  std::to_string(kProtocolVersion) + " was expected";
+      } else if (std::string token = auth_token();
+                 !token.empty() && !same_secret(in.str(), token)) {
+        reject = "wrong or missing WEFT_AUTH_TOKEN";
       } else if (their_job != job_id) {
         reject = "it belongs to another job";
       } else if (target != rank || sender <= rank || sender >= world) {

@@ -247,7 +247,14 @@ void SharedArena::wait_for(Call& call, int member, std::atomic<uint32_t>& word, 
         cpu_relax();
       }
     }
-    check_progress(call, member, round, what);
+    try {
+      check_progress(call, member, round, what);
+    } catch (const Error&) {
+      // A member that published and then left the job (it had nothing more to do in this
+      // collective) is not a failure of this wait.
+      if (reached(word.load(std::memory_order_acquire), round)) return;
+      throw;
+    }
     auto now = std::chrono::steady_clock::now();
     if (!spin_until) spin_until = now + options_.spin;
     if (now < *spin_until) continue;
