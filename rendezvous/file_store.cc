@@ -8,6 +8,8 @@
 #include <cstring>
 #include <thread>
 
+#include "core/base/hex.h"
+
 namespace weft::rendezvous {
 namespace {
 
@@ -17,33 +19,6 @@ const std::string kHeader = "weft rendezvous file 1\n";
 // PrefixStore keys of callers never do; on disk it is the one key not hex-coded.
 const std::string kUsersKey("\0users", 6);
 const std::string kUsersOnDisk = "users";
-
-std::string hex(const std::string& bytes) {
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (unsigned char c : bytes) {
-    out.push_back(digits[c >> 4]);
-    out.push_back(digits[c & 15]);
-  }
-  return out;
-}
-
-bool unhex(const std::string& text, std::string& out) {
-  if (text.size() % 2 != 0) return false;
-  out.clear();
-  for (size_t i = 0; i < text.size(); i += 2) {
-    auto nibble = [](char c) {
-      if (c >= '0' && c <= '9') return c - '0';
-      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-      return -1;
-    };
-    int hi = nibble(text[i]), lo = nibble(text[i + 1]);
-    if (hi < 0 || lo < 0) return false;
-    out.push_back(static_cast<char>(hi * 16 + lo));
-  }
-  return true;
-}
 
 std::string errno_text() { return std::strerror(errno); }
 
@@ -164,10 +139,10 @@ FileStore::Entries FileStore::read_entries(const char* op) {
     std::string stored_key = line.substr(0, space), key, value;
     if (stored_key == kUsersOnDisk) {
       key = kUsersKey;
-    } else if (!unhex(stored_key, key)) {
+    } else if (!hex_decode(stored_key, key)) {
       throw not_ours("a malformed key");
     }
-    if (!unhex(line.substr(space + 1), value)) throw not_ours("a malformed value");
+    if (!hex_decode(line.substr(space + 1), value)) throw not_ours("a malformed value");
     entries[key] = value;
   }
   return entries;
@@ -176,7 +151,7 @@ FileStore::Entries FileStore::read_entries(const char* op) {
 void FileStore::write_entries(const Entries& entries, const char* op) {
   std::string text = kHeader;
   for (const auto& [key, value] : entries) {
-    text += (key == kUsersKey ? kUsersOnDisk : hex(key)) + " " + hex(value) + "\n";
+    text += (key == kUsersKey ? kUsersOnDisk : hex_encode(key)) + " " + hex_encode(value) + "\n";
   }
   size_t done = 0;
   while (done < text.size()) {

@@ -47,6 +47,19 @@ bool is_multicast(const std::string& host) {
   return false;
 }
 
+// For init methods whose rendezvous can assign ranks (file://, multicast): world_size
+// must come from the argument or WORLD_SIZE, the rank may come from neither.
+void take_size_and_optional_rank(InitSpec& spec, const std::string& method, const char* what,
+                                 int world_size, int rank) {
+  spec.world_size = world_size >= 0 ? world_size : int_from_env("WORLD_SIZE");
+  if (spec.world_size < 0) {
+    throw InvalidArgument(std::string(kOp) + "(" + method + "): " + what +
+                          " needs world_size, as an argument or as WORLD_SIZE");
+  }
+  int env_rank = int_from_env("RANK");
+  spec.rank = rank >= 0 ? rank : env_rank >= 0 ? env_rank : InitSpec::kAutomaticRank;
+}
+
 }  // namespace
 
 InitSpec parse_init_method(const std::string& init_method, int world_size, int rank) {
@@ -100,26 +113,15 @@ InitSpec parse_init_method(const std::string& init_method, int world_size, int r
     if (is_multicast(host)) {
       spec.multicast = true;
       spec.launcher_hosts_store = false;
+      take_size_and_optional_rank(spec, method, "multicast discovery", world_size, rank);
+    } else {
       spec.world_size = world_size >= 0 ? world_size : int_from_env("WORLD_SIZE");
-      if (spec.world_size < 0) {
+      spec.rank = rank >= 0 ? rank : int_from_env("RANK");
+      if (spec.world_size < 0 || spec.rank < 0) {
         throw InvalidArgument(std::string(kOp) + "(" + method +
-                              "): multicast discovery needs world_size, as an argument or as "
-                              "WORLD_SIZE");
+                              "): tcp:// needs world_size and rank, as arguments or as "
+                              "WORLD_SIZE and RANK");
       }
-      int env_rank = int_from_env("RANK");
-      spec.rank = rank >= 0 ? rank : env_rank >= 0 ? env_rank : InitSpec::kAutomaticRank;
-      if (spec.world_size == 1 && spec.rank <= 0) {
-        spec.singleton = true;
-        spec.rank = 0;
-      }
-      return spec;
-    }
-    spec.world_size = world_size >= 0 ? world_size : int_from_env("WORLD_SIZE");
-    spec.rank = rank >= 0 ? rank : int_from_env("RANK");
-    if (spec.world_size < 0 || spec.rank < 0) {
-      throw InvalidArgument(std::string(kOp) + "(" + method +
-                            "): tcp:// needs world_size and rank, as arguments or as WORLD_SIZE "
-                            "and RANK");
     }
   } else if (method.rfind("file://", 0) == 0) {
     spec.store_file = method.substr(7);
@@ -128,13 +130,7 @@ InitSpec parse_init_method(const std::string& init_method, int world_size, int r
                             "): file:// needs an absolute path, as in file:///shared/dir/job");
     }
     spec.launcher_hosts_store = false;
-    spec.world_size = world_size >= 0 ? world_size : int_from_env("WORLD_SIZE");
-    if (spec.world_size < 0) {
-      throw InvalidArgument(std::string(kOp) + "(" + method +
-                            "): file:// needs world_size, as an argument or as WORLD_SIZE");
-    }
-    int env_rank = int_from_env("RANK");
-    spec.rank = rank >= 0 ? rank : env_rank >= 0 ? env_rank : InitSpec::kAutomaticRank;
+    take_size_and_optional_rank(spec, method, "file://", world_size, rank);
   } else {
     throw InvalidArgument(std::string(kOp) + ": init_method '" + method +
                           "' is not supported; use env://, tcp://host:port or file:///path");

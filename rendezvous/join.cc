@@ -1,13 +1,13 @@
 #include "rendezvous/join.h"
 
 #include <signal.h>
-#include <unistd.h>
 
 #include <cerrno>
-#include <random>
 #include <thread>
 
+#include "core/base/host_identity.h"
 #include "core/base/log.h"
+#include "core/base/random_id.h"
 #include "weft/error.h"
 
 namespace weft::rendezvous {
@@ -24,8 +24,7 @@ std::string claim_key(int rank) { return "rank/" + std::to_string(rank) + "/clai
 std::string owner_key(int rank) { return "rank/" + std::to_string(rank) + "/owner"; }
 
 uint64_t draw_job_id() {
-  std::random_device device;
-  return (static_cast<uint64_t>(device()) << 32) ^ device() ^
+  return random_id() ^
          static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
 }
 
@@ -56,9 +55,7 @@ namespace {
 bool owner_is_gone(const std::string& owner) {
   size_t colon = owner.rfind(':');
   if (colon == std::string::npos) return false;
-  char name[256] = {};
-  gethostname(name, sizeof name - 1);
-  if (owner.substr(0, colon) != name) return false;
+  if (owner.substr(0, colon) != local_host_identity().hostname) return false;
   long pid = std::strtol(owner.c_str() + colon + 1, nullptr, 10);
   return pid > 0 && kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
 }

@@ -29,14 +29,9 @@ uint16_t store_port(uint64_t job_id) {
   return port_for_job(job_id);
 }
 
-uint64_t env_u64(const char* name) {
-  auto text = env::get(name);
-  if (!text) return 0;
-  try {
-    return std::stoull(*text);
-  } catch (const std::exception&) {
-    throw InvalidArgument(kOp + ": " + name + "='" + *text + "' is not a number");
-  }
+// A job or step id (absent: 0); env::get_int names the variable when it is not a number.
+uint64_t env_id(const char* name) {
+  return static_cast<uint64_t>(env::get_int(name, 0, 0, INT64_MAX));
 }
 
 void check_rank(const LaunchedBy& l, const char* rank_var) {
@@ -65,7 +60,7 @@ std::optional<LaunchedBy> open_mpi() {
                           ": started by Open MPI across several hosts; set MASTER_ADDR "
                           "to an address of rank 0's host (mpirun -x MASTER_ADDR=...)");
   }
-  l.store_port = store_port(env_u64("OMPI_MCA_ess_base_jobid"));
+  l.store_port = store_port(env_id("OMPI_MCA_ess_base_jobid"));
   return l;
 }
 
@@ -104,7 +99,7 @@ std::optional<LaunchedBy> slurm() {
                           "SLURM_JOB_NODELIST is set to say where rank 0 runs");
   }
   // Steps of one job run one after another or side by side: both ids go in.
-  l.store_port = store_port(env_u64("SLURM_JOB_ID") * 64 + env_u64("SLURM_STEP_ID"));
+  l.store_port = store_port(env_id("SLURM_JOB_ID") * 64 + env_id("SLURM_STEP_ID"));
   return l;
 }
 

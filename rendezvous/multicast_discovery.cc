@@ -11,11 +11,13 @@
 #include <cstring>
 #include <map>
 #include <mutex>
-#include <random>
 #include <sstream>
 
 #include "core/base/env.h"
+#include "core/base/fnv_hash.h"
+#include "core/base/hex.h"
 #include "core/base/log.h"
+#include "core/base/random_id.h"
 #include "transport/tcp/socket.h"
 #include "weft/error.h"
 
@@ -24,21 +26,6 @@ namespace {
 
 const char* kMagic = "weft-discovery-1";
 constexpr size_t kMaxDatagram = 1024;
-
-std::string hex(const std::string& bytes) {
-  std::string out;
-  char two[3];
-  for (unsigned char c : bytes) {
-    snprintf(two, sizeof two, "%02x", c);
-    out += two;
-  }
-  return out;
-}
-
-uint64_t draw_nonce() {
-  std::random_device device;
-  return (static_cast<uint64_t>(device()) << 32) ^ device();
-}
 
 struct Announcement {
   uint64_t nonce = 0;
@@ -68,16 +55,12 @@ bool decode(const std::string& text, Announcement& a) {
   return true;
 }
 
-// FNV-1a over the nonces in order (a std::map keeps them sorted).
+// Of the nonces in order (a std::map keeps them sorted).
 template <typename Members>
 uint64_t digest_of(const Members& members) {
-  uint64_t h = 1469598103934665603ull;
-  for (const auto& entry : members) {
-    for (int shift = 0; shift < 64; shift += 8) {
-      h = (h ^ ((entry.first >> shift) & 0xff)) * 1099511628211ull;
-    }
-  }
-  return h;
+  Fnv1a hash;
+  for (const auto& entry : members) hash.add(entry.first);
+  return hash.value();
 }
 
 }  // namespace
@@ -109,7 +92,8 @@ MulticastDiscovery::MulticastDiscovery(const std::string& group, uint16_t port,
     : where_("tcp://" + tcp::format_host_port(group, port)), state_(std::make_unique<State>()) {
   State& s = *state_;
   s.group = tcp::resolve(group, port).front();
-  s.self = {draw_nonce(), world_size, requested_rank, candidate_store_port, 0, 0, hex(group_name)};
+  s.self = {random_id(), world_size, requested_rank,        candidate_store_port,
+            0,           0,          hex_encode(group_name)};
   s.group_name = group_name.empty() ? "default" : std::move(group_name);
   // This member, reached over loopback should it become rank 0 (only it dials itself by
   // this entry; the others use the address its datagrams came from).

@@ -37,22 +37,16 @@ PmiClient& pmi_client() {
   return *client;
 }
 
-// Where the other ranks can reach this host: WEFT_SOCKET_IFNAME's address when set, else
-// the first non-loopback address, else loopback (a host with nothing else: all ranks
-// are here).
+// Where the other ranks can reach this host: the first IPv4 address this host would
+// advertise to its peers (WEFT_SOCKET_IFNAME's, else a non-loopback one), else the first
+// of any family, else loopback (a host with nothing else: all ranks are here).
 std::string advertised_host() {
-  auto ifname = env::get("WEFT_SOCKET_IFNAME");
-  std::string fallback = "127.0.0.1";
-  for (const auto& i : tcp::interface_addresses()) {
-    if (ifname && i.interface != *ifname) continue;
-    if (ifname || (!i.address.is_loopback() && i.address.family() == AF_INET)) {
-      return i.address.host();
-    }
+  std::vector<std::string> hosts = tcp::advertised_addresses(env::get("WEFT_SOCKET_IFNAME"),
+                                                             tcp::resolve("127.0.0.1", 0).front());
+  for (const auto& host : hosts) {
+    if (host.find(':') == std::string::npos) return host;
   }
-  if (ifname) {
-    throw InvalidArgument("WEFT_SOCKET_IFNAME=" + *ifname + ": no interface of that name is up");
-  }
-  return fallback;
+  return hosts.empty() ? "127.0.0.1" : hosts.front();
 }
 
 }  // namespace
@@ -62,7 +56,7 @@ void find_store_over_pmi(InitSpec& spec, std::unique_ptr<TcpStoreServer>& server
   PmiClient& pmi = pmi_client();
   const std::string key = "weft-store-" + std::to_string(round++);
   if (spec.rank == 0) {
-    server = std::make_unique<TcpStoreServer>(tcp::resolve("0.0.0.0", 0).front());
+    server = std::make_unique<TcpStoreServer>(tcp::wildcard_address(AF_INET, 0));
     std::string host = advertised_host();
     pmi.put(key, tcp::format_host_port(host, server->port()));
   }

@@ -72,14 +72,10 @@ std::string store_namespace(const std::string& group_name) {
 // rank and rank 0's store from them; every member offers a store, rank 0's is kept.
 void discover_members(core::Context& c, rendezvous::InitSpec& spec, const std::string& group_name,
                       Deadline deadline) {
-  bool v6 = tcp::resolve(spec.store_host, spec.store_port).front().family() == AF_INET6;
-  auto candidate =
-      std::make_unique<rendezvous::TcpStoreServer>(tcp::resolve(v6 ? "::" : "0.0.0.0", 0).front());
-  if (!c.discovery) {  // (a second try after a lost store keeps the members found)
-    c.discovery = std::make_unique<rendezvous::MulticastDiscovery>(spec.store_host, spec.store_port,
-                                                                   group_name, spec.world_size,
-                                                                   spec.rank, candidate->port());
-  }
+  int family = tcp::resolve(spec.store_host, spec.store_port).front().family();
+  auto candidate = std::make_unique<rendezvous::TcpStoreServer>(tcp::wildcard_address(family, 0));
+  c.discovery = std::make_unique<rendezvous::MulticastDiscovery>(
+      spec.store_host, spec.store_port, group_name, spec.world_size, spec.rank, candidate->port());
   rendezvous::DiscoveredJob job = c.discovery->discover(deadline);
   spec.rank = job.rank;
   spec.store_host = job.store_host;
@@ -103,13 +99,10 @@ tcp::SocketAddress open_store(core::Context& c, rendezvous::InitSpec& spec,
     } else if (spec.multicast) {
       discover_members(c, spec, group_name, deadline);
     } else if (spec.rank == 0 && !spec.launcher_hosts_store) {
-      auto addresses = tcp::resolve(spec.store_host, spec.store_port);
-      if (spec.bind_any_address) {
-        addresses = tcp::resolve(addresses.front().family() == AF_INET6 ? "::" : "0.0.0.0",
-                                 spec.store_port);
-      }
+      tcp::SocketAddress address = tcp::resolve(spec.store_host, spec.store_port).front();
+      if (spec.bind_any_address) address = tcp::wildcard_address(address.family(), spec.store_port);
       try {
-        c.store_server = std::make_unique<rendezvous::TcpStoreServer>(addresses.front());
+        c.store_server = std::make_unique<rendezvous::TcpStoreServer>(address);
       } catch (const Error& e) {
         throw Error(e.code(), std::string("init_process_group (rank 0): cannot host the "
                                           "rendezvous store: ") +

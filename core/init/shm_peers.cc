@@ -1,9 +1,8 @@
 #include "core/init/shm_peers.h"
 
-#include <random>
-
 #include "core/base/env.h"
 #include "core/base/log.h"
+#include "core/base/random_id.h"
 #include "core/base/wire.h"
 #include "transport/shm/cma.h"
 #include "transport/shm/inbox.h"
@@ -26,10 +25,7 @@ uint64_t power_of_two_at_least(uint64_t n) {
 std::string inbox_key(int rank) { return "shm/" + std::to_string(rank) + "/inbox"; }
 std::string report_key(int rank) { return "shm/" + std::to_string(rank) + "/mapped"; }
 
-uint64_t random_nonce() {
-  std::random_device device;
-  return (static_cast<uint64_t>(device()) << 32) ^ device() ^ 1;
-}
+uint64_t random_nonce() { return random_id() ^ 1; }
 
 }  // namespace
 

@@ -43,9 +43,9 @@ log() { echo "slurm_test: $*"; }
 
 # Prints the tails of whatever daemon logs exist, so a failure explains itself.
 show_logs() {
-  [[ -n "${TMP:-}" && -d "${TMP:-}" ]] || return 0
+  [[ -n "${RUN_DIR:-}" && -d "${RUN_DIR:-}" ]] || return 0
   local f
-  for f in "$TMP"/log/*; do
+  for f in "$RUN_DIR"/log/*; do
     # srun's output is printed in full where it is checked.
     [[ -s "$f" && "$f" != */srun.out ]] || continue
     echo "----- tail of $f -----"
@@ -62,7 +62,7 @@ fail() {
 
 # --- cleanup -----------------------------------------------------------------------------
 
-TMP=""
+RUN_DIR=""
 MUNGED_PID=""
 SLURMCTLD_PID=""
 SLURMD_PID=""
@@ -89,11 +89,11 @@ stop_pid() {
 }
 
 # Processes that carry this run's configuration in their environment: slurmstepd and the
-# tasks it started inherit SLURM_CONF=$TMP/etc/slurm.conf. Only those are ours; no process
+# tasks it started inherit SLURM_CONF=$RUN_DIR/etc/slurm.conf. Only those are ours; no process
 # is chosen by its name. This shell's own /proc environ is the one it was started with, so
 # it is never among them.
 our_processes() {
-  local marker="SLURM_CONF=$TMP/etc/slurm.conf" p pid var
+  local marker="SLURM_CONF=$RUN_DIR/etc/slurm.conf" p pid var
   for p in /proc/[0-9]*; do
     pid=${p#/proc/}
     [[ "$pid" != "$$" ]] || continue
@@ -111,7 +111,7 @@ cleanup() {
   local rc=$?
   set +e
   trap - EXIT INT TERM
-  if [[ -n "$TMP" && -d "$TMP" ]]; then
+  if [[ -n "$RUN_DIR" && -d "$RUN_DIR" ]]; then
     # An srun still running (this script was interrupted): timeout passes SIGTERM on.
     stop_pid "$SRUN_PID"
     # Ask Slurm to end any job still there (a timed-out srun leaves its step running).
@@ -132,9 +132,9 @@ cleanup() {
     stop_pid "$MUNGED_PID"
     wait 2>/dev/null
     if [[ "${SLURM_TEST_KEEP:-0}" == 1 ]]; then
-      log "kept $TMP"
+      log "kept $RUN_DIR"
     else
-      rm -rf "$TMP"
+      rm -rf "$RUN_DIR"
     fi
   fi
   exit "$rc"
@@ -209,18 +209,18 @@ log "program: $PROGRAM $*"
 
 # --- 2. private munge + slurm ------------------------------------------------------------
 
-TMP=$(mktemp -d /tmp/weft_slurm_test.XXXXXX)
+RUN_DIR=$(mktemp -d /tmp/weft_slurm_test.XXXXXX)
 # munged insists that every directory above its socket is searchable by all, and that
 # the key is readable by its owner only; the key file is what keeps the directory private.
-chmod 755 "$TMP"
-mkdir -p "$TMP"/{etc,munge,log,run,state,spool}
-chmod 700 "$TMP/etc"
-chmod 755 "$TMP/munge"
+chmod 755 "$RUN_DIR"
+mkdir -p "$RUN_DIR"/{etc,munge,log,run,state,spool}
+chmod 700 "$RUN_DIR/etc"
+chmod 755 "$RUN_DIR/munge"
 
 HOST=$(hostname -s)
 CPUS=$(nproc)
 readonly HOST CPUS
-readonly MUNGE_SOCKET="$TMP/munge/munge.socket"
+readonly MUNGE_SOCKET="$RUN_DIR/munge/munge.socket"
 
 # A free TCP port among 40000-59999 (weft's job-derived store ports are 10000-29999),
 # different from the ones in "$@".
@@ -242,12 +242,12 @@ SLURMD_PORT=$(free_port "$CTLD_PORT") || fail "no free port for slurmd"
 # job-derived store ports of consecutive runs.
 FIRST_JOB_ID=$((1000 + RANDOM * 16 + RANDOM % 16))
 
-mungekey --create --keyfile="$TMP/munge/munge.key" >/dev/null 2>&1 ||
+mungekey --create --keyfile="$RUN_DIR/munge/munge.key" >/dev/null 2>&1 ||
   fail "mungekey --create failed"
-chmod 600 "$TMP/munge/munge.key"
+chmod 600 "$RUN_DIR/munge/munge.key"
 
-cat >"$TMP/etc/slurm.conf" <<EOF
-# Private one-node cluster of tests/slurm/run_slurm_test.sh; everything lives in $TMP.
+cat >"$RUN_DIR/etc/slurm.conf" <<EOF
+# Private one-node cluster of tests/slurm/run_slurm_test.sh; everything lives in $RUN_DIR.
 ClusterName=weft-test
 MailProg=/bin/true
 SlurmctldHost=$HOST(127.0.0.1)
@@ -258,12 +258,12 @@ SlurmdUser=root
 AuthType=auth/munge
 CredType=cred/munge
 AuthInfo=socket=$MUNGE_SOCKET
-StateSaveLocation=$TMP/state
-SlurmdSpoolDir=$TMP/spool
-SlurmctldPidFile=$TMP/run/slurmctld.pid
-SlurmdPidFile=$TMP/run/slurmd.pid
-SlurmctldLogFile=$TMP/log/slurmctld.log
-SlurmdLogFile=$TMP/log/slurmd.log
+StateSaveLocation=$RUN_DIR/state
+SlurmdSpoolDir=$RUN_DIR/spool
+SlurmctldPidFile=$RUN_DIR/run/slurmctld.pid
+SlurmdPidFile=$RUN_DIR/run/slurmd.pid
+SlurmctldLogFile=$RUN_DIR/log/slurmctld.log
+SlurmdLogFile=$RUN_DIR/log/slurmd.log
 SlurmctldDebug=info
 SlurmdDebug=info
 # No cgroups, no accounting, no MPI plugin: the tasks are plain processes.
@@ -289,28 +289,28 @@ EOF
 # Slurm 22.05 reads cgroup.conf only for cgroup plugins, and none is configured; one is
 # written anyway so that a host's /etc/slurm/cgroup.conf is never picked up. (Its
 # "CgroupPlugin=disabled" exists only from Slurm 23.x, so it is not set here.)
-cat >"$TMP/etc/cgroup.conf" <<EOF
+cat >"$RUN_DIR/etc/cgroup.conf" <<EOF
 # No cgroup plugin is configured in slurm.conf (proctrack/linuxproc, task/none).
 CgroupAutomount=no
 EOF
-export SLURM_CONF="$TMP/etc/slurm.conf"
+export SLURM_CONF="$RUN_DIR/etc/slurm.conf"
 
-log "starting munged, slurmctld (port $CTLD_PORT) and slurmd (port $SLURMD_PORT) in $TMP"
-munged -F --force --key-file="$TMP/munge/munge.key" --socket="$MUNGE_SOCKET" \
-  --pid-file="$TMP/run/munged.pid" --log-file="$TMP/log/munged.log" \
-  --seed-file="$TMP/munge/munged.seed" >"$TMP/log/munged.out" 2>&1 &
+log "starting munged, slurmctld (port $CTLD_PORT) and slurmd (port $SLURMD_PORT) in $RUN_DIR"
+munged -F --force --key-file="$RUN_DIR/munge/munge.key" --socket="$MUNGE_SOCKET" \
+  --pid-file="$RUN_DIR/run/munged.pid" --log-file="$RUN_DIR/log/munged.log" \
+  --seed-file="$RUN_DIR/munge/munged.seed" >"$RUN_DIR/log/munged.out" 2>&1 &
 MUNGED_PID=$!
 for _ in $(seq 50); do
   [[ -S "$MUNGE_SOCKET" ]] && break
   kill -0 "$MUNGED_PID" 2>/dev/null || break
   sleep 0.1
 done
-munge -n -S "$MUNGE_SOCKET" 2>"$TMP/log/munge_check.out" | unmunge -S "$MUNGE_SOCKET" >/dev/null 2>>"$TMP/log/munge_check.out" ||
+munge -n -S "$MUNGE_SOCKET" 2>"$RUN_DIR/log/munge_check.out" | unmunge -S "$MUNGE_SOCKET" >/dev/null 2>>"$RUN_DIR/log/munge_check.out" ||
   fail "munged does not answer on $MUNGE_SOCKET"
 
-slurmctld -D -i -f "$SLURM_CONF" >"$TMP/log/slurmctld.out" 2>&1 &
+slurmctld -D -i -f "$SLURM_CONF" >"$RUN_DIR/log/slurmctld.out" 2>&1 &
 SLURMCTLD_PID=$!
-slurmd -D -f "$SLURM_CONF" >"$TMP/log/slurmd.out" 2>&1 &
+slurmd -D -f "$SLURM_CONF" >"$RUN_DIR/log/slurmd.out" 2>&1 &
 SLURMD_PID=$!
 
 state=""
@@ -333,12 +333,12 @@ srun_start_s=$SECONDS
 # In the background and waited for, so that a signal to this script is acted on at once
 # (bash runs traps only after a foreground command ends).
 timeout -k 10 "$SRUN_TIMEOUT_S" srun -n "$NTASKS" --overcommit --time=2 --kill-on-bad-exit=1 \
-  "$PROGRAM" "$@" >"$TMP/log/srun.out" 2>&1 &
+  "$PROGRAM" "$@" >"$RUN_DIR/log/srun.out" 2>&1 &
 SRUN_PID=$!
 wait "$SRUN_PID" || srun_rc=$?
 SRUN_PID=""
 echo "----- srun output -----"
-cat "$TMP/log/srun.out"
+cat "$RUN_DIR/log/srun.out"
 echo "-----"
 if ((srun_rc == 124 || srun_rc == 137)); then
   fail "srun -n $NTASKS did not finish within ${SRUN_TIMEOUT_S} s"
@@ -346,7 +346,7 @@ fi
 ((srun_rc == 0)) || fail "srun -n $NTASKS exited with status $srun_rc"
 missing=()
 for ((r = 0; r < NTASKS; r++)); do
-  grep -q "^launched_program rank $r of $NTASKS ok" "$TMP/log/srun.out" || missing+=("$r")
+  grep -q "^launched_program rank $r of $NTASKS ok" "$RUN_DIR/log/srun.out" || missing+=("$r")
 done
 ((${#missing[@]} == 0)) || fail "no 'ok' line from rank(s) ${missing[*]}"
 log "all $NTASKS ranks ok; srun took $((SECONDS - srun_start_s)) s, the whole test $((SECONDS - START_S)) s"

@@ -11,13 +11,13 @@
 #include <chrono>
 #include <cstring>
 #include <optional>
-#include <random>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "core/base/env.h"
 #include "core/base/log.h"
+#include "core/base/random_id.h"
 #include "rendezvous/tcp_store_server.h"
 #include "tools/weftrun/exit_report.h"
 #include "tools/weftrun/job_signals.h"
@@ -466,9 +466,9 @@ int Job::finish() {
 // inherit it with weftrun's environment.
 void ensure_auth_token() {
   if (env::get("WEFT_AUTH_TOKEN")) return;
-  std::random_device device;
   char token[33];
-  for (int i = 0; i < 4; ++i) snprintf(token + 8 * i, 9, "%08x", device());
+  snprintf(token, sizeof token, "%016llx%016llx", static_cast<unsigned long long>(random_id()),
+           static_cast<unsigned long long>(random_id()));
   setenv("WEFT_AUTH_TOKEN", token, 1);
 }
 

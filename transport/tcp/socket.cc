@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -302,6 +303,51 @@ std::vector<InterfaceAddress> interface_addresses() {
   }
   freeifaddrs(list);
   return out;
+}
+
+namespace {
+
+bool is_link_local(const SocketAddress& a) {
+  if (a.family() != AF_INET6) return false;
+  auto* in6 = reinterpret_cast<const sockaddr_in6*>(&a.storage);
+  return IN6_IS_ADDR_LINKLOCAL(&in6->sin6_addr);
+}
+
+}  // namespace
+
+std::vector<std::string> advertised_addresses(const std::optional<std::string>& ifname,
+                                              const SocketAddress& route) {
+  std::vector<std::string> out;
+  auto add = [&](const SocketAddress& a) {
+    if (is_link_local(a)) return;  // needs a scope id that means nothing to another host
+    std::string host = a.host();
+    if (std::find(out.begin(), out.end(), host) == out.end()) out.push_back(host);
+  };
+  auto interfaces = interface_addresses();
+  if (ifname) {
+    std::string names;
+    for (const auto& i : interfaces) {
+      if (i.interface == *ifname) add(i.address);
+      if (names.find(i.interface) == std::string::npos) {
+        names += (names.empty() ? "" : ", ") + i.interface;
+      }
+    }
+    if (out.empty()) {
+      throw InvalidArgument("WEFT_SOCKET_IFNAME=" + *ifname +
+                            ": no interface of that name is up with an address (up: " + names +
+                            ")");
+    }
+    return out;
+  }
+  if (!route.is_loopback()) add(route);
+  for (const auto& i : interfaces) {
+    if (!i.address.is_loopback()) add(i.address);
+  }
+  return out;
+}
+
+SocketAddress wildcard_address(int family, uint16_t port) {
+  return resolve(family == AF_INET6 ? "::" : "0.0.0.0", port).front();
 }
 
 bool same_secret(const std::string& a, const std::string& b) {

@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -90,6 +91,18 @@ void recv_all(int fd, void* data, size_t n, Deadline deadline, const std::string
 // than max_bytes, so a stray client cannot make the reader allocate at will.
 void send_record(int fd, const std::string& record, Deadline deadline, const std::string& what);
 std::string recv_record(int fd, uint32_t max_bytes, Deadline deadline, const std::string& what);
+
+// The hosts a process advertises to peers that dial it: the addresses of `ifname` (an
+// InvalidArgument listing the interfaces that are up when it has none), else `route`
+// unless it is loopback, then every other non-loopback address. Link-local IPv6
+// addresses are left out (their scope id means nothing to another host); loopback only
+// when `ifname` names a loopback interface, since peers elsewhere must never be told to
+// use one. Empty on a host with nothing but loopback.
+std::vector<std::string> advertised_addresses(const std::optional<std::string>& ifname,
+                                              const SocketAddress& route);
+
+// The address that binds every interface of `family` (AF_INET or AF_INET6) at `port`.
+SocketAddress wildcard_address(int family, uint16_t port);
 
 // Whether two shared secrets (WEFT_AUTH_TOKEN) are equal, in time that depends on their
 // lengths only, so a stranger cannot guess a token byte by byte from reply times.

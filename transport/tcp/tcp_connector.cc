@@ -22,46 +22,6 @@ constexpr uint32_t kMaxHandshake = 4096;
 // silent address or a stray client cannot use up the whole rendezvous deadline.
 constexpr auto kStepLimit = std::chrono::seconds(10);
 
-bool is_link_local(const SocketAddress& a) {
-  if (a.family() != AF_INET6) return false;
-  auto* in6 = reinterpret_cast<const sockaddr_in6*>(&a.storage);
-  return IN6_IS_ADDR_LINKLOCAL(&in6->sin6_addr);
-}
-
-// The hosts a rank advertises. Loopback addresses only when WEFT_SOCKET_IFNAME names a
-// loopback interface: peers on this host reach the listener over loopback anyway (see
-// dial()), and peers elsewhere must never be told to use one.
-std::vector<std::string> choose_addresses(const std::optional<std::string>& ifname,
-                                          const SocketAddress& route) {
-  std::vector<std::string> out;
-  auto add = [&](const SocketAddress& a) {
-    if (is_link_local(a)) return;  // needs a scope id that means nothing to another host
-    std::string host = a.host();
-    if (std::find(out.begin(), out.end(), host) == out.end()) out.push_back(host);
-  };
-  auto interfaces = interface_addresses();
-  if (ifname) {
-    std::string names;
-    for (const auto& i : interfaces) {
-      if (i.interface == *ifname) add(i.address);
-      if (names.find(i.interface) == std::string::npos) {
-        names += (names.empty() ? "" : ", ") + i.interface;
-      }
-    }
-    if (out.empty()) {
-      throw InvalidArgument("WEFT_SOCKET_IFNAME=" + *ifname +
-                            ": no interface of that name is up with an address (up: " + names +
-                            ")");
-    }
-    return out;
-  }
-  if (!route.is_loopback()) add(route);
-  for (const auto& i : interfaces) {
-    if (!i.address.is_loopback()) add(i.address);
-  }
-  return out;
-}
-
 Fd listen_wildcard() {
   // A dual-stack IPv6 socket takes IPv4 connections as well; hosts without IPv6 get an
   // IPv4 one.
@@ -91,7 +51,7 @@ std::string hello(uint64_t job_id, int from, int to) {
 
 TcpConnector::TcpConnector(const std::optional<std::string>& ifname, const SocketAddress& route)
     : loopback_for_same_host_(!ifname) {
-  std::vector<std::string> addresses = choose_addresses(ifname, route);
+  std::vector<std::string> addresses = advertised_addresses(ifname, route);
   listener_ = listen_wildcard();
   set_nonblocking(listener_.get(), true);
   uint16_t port = local_address(listener_.get()).port();
