@@ -52,7 +52,9 @@ namespace {
 
 // Whether `owner` ("host:pid", as join_world records it) names a process of this host
 // that no longer exists.
-bool owner_is_gone(const std::string& owner) {
+// `owner` is "host:pid", maybe followed by " at " and the addresses the rank advertised.
+bool owner_is_gone(const std::string& owner_text) {
+  const std::string owner = owner_text.substr(0, owner_text.find(' '));
   size_t colon = owner.rfind(':');
   if (colon == std::string::npos) return false;
   if (owner.substr(0, colon) != local_host_identity().hostname) return false;

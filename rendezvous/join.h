@@ -20,7 +20,9 @@ struct JoinResult {
   uint64_t job_id = 0;               // drawn by rank 0; identifies this job's connections
 };
 
-// `self` describes this process in messages, e.g. "host:1234".
+// `self` describes this process in messages: "host:1234", then " at " and the addresses
+// it advertised to its peers, so a timeout shows who joined from where. The leading
+// "host:pid" is what refuse_leftover_job() checks for liveness.
 JoinResult join_world(Store& store, int rank, int world_size, const std::string& record,
                       const std::string& self, Deadline deadline);
 

@@ -44,8 +44,12 @@ double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-std::string self_description() {
-  return local_host_identity().hostname + ":" + std::to_string(getpid());
+// "host:pid at 10.0.0.2:40311": who a rank is and where its peers will dial it, so a
+// rendezvous timeout shows a rank that advertised an address nobody can reach.
+std::string self_description(const std::string& tcp_record = "") {
+  std::string self = local_host_identity().hostname + ":" + std::to_string(getpid());
+  if (tcp_record.empty()) return self;
+  return self + " at " + tcp::TcpConnector::describe_record(tcp_record);
 }
 
 core::EngineOptions engine_options(const std::vector<core::PeerRecord>& records, int rank) {
@@ -253,7 +257,7 @@ void init_process_group(const std::string& backend, const std::string& init_meth
         connector = std::make_unique<tcp::TcpConnector>(env::get("WEFT_SOCKET_IFNAME"), route);
         self.tcp = connector->record();
         joined = rendezvous::join_world(*c->store, spec.rank, spec.world_size, self.encode(),
-                                        self_description(), deadline);
+                                        self_description(self.tcp), deadline);
         break;
       } catch (const rendezvous::StoreLost& e) {
         // Most often the store of the previous job on this port, closing as this rank

@@ -8,11 +8,13 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "tests/core/init_checks.h"
+#include "tests/harness/bridged_hosts.h"
 #include "tests/harness/multiprocess.h"
 #include "weft/weft.h"
 
@@ -27,15 +29,9 @@ using weft::testing::run_ranks;
 using weft::testing::RunOptions;
 using namespace std::chrono_literals;
 
-const std::string kSuffix = std::to_string(getpid() % 100000);
-const std::string kLoopbackHost = "weft-mcl-" + kSuffix;
-const std::vector<std::string> kBridgedHosts = {"weft-mca-" + kSuffix, "weft-mcb-" + kSuffix,
-                                                "weft-mcc-" + kSuffix};
-const std::string kSwitch = "weft-mcs-" + kSuffix;
+const std::string kLoopbackHost = "weft-mcl-" + std::to_string(getpid() % 100000);
 
-bool run(const std::string& command) {
-  return std::system((command + " >/dev/null 2>&1").c_str()) == 0;
-}
+using weft::testing::run_quietly;
 
 // A port of its own per test, so that datagrams of one test never reach the next.
 std::string group_url(const std::string& group, int offset) {
@@ -46,37 +42,23 @@ class MulticastInit : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     if (weft::testing::is_rank_process()) return;  // the parent built the hosts
-    if (geteuid() != 0 || !run("ip netns list")) {
-      skip_reason_ = "needs root and iproute2 to create network namespaces";
+    // Three hosts on a bridge, with multicast routes.
+    bridged_ = std::make_unique<weft::testing::BridgedHosts>("mc", 3, 78, true);
+    if (!bridged_->failure().empty()) {
+      skip_reason_ = bridged_->failure();
       return;
     }
     // One host whose loopback carries multicast.
-    bool ok = run("ip netns add " + kLoopbackHost) &&
-              run("ip -n " + kLoopbackHost + " link set lo up multicast on") &&
-              run("ip -n " + kLoopbackHost + " route add 224.0.0.0/4 dev lo");
-    // Three hosts, each with a veth into a bridge in a fourth namespace.
-    ok = ok && run("ip netns add " + kSwitch) &&
-         run("ip -n " + kSwitch + " link add br0 type bridge") &&
-         run("ip -n " + kSwitch + " link set br0 up");
-    for (size_t i = 0; ok && i < kBridgedHosts.size(); ++i) {
-      const std::string& ns = kBridgedHosts[i];
-      const std::string n = std::to_string(i + 1), port = "p" + n + "-" + kSuffix;
-      ok = run("ip netns add " + ns) &&
-           run("ip link add eth0 netns " + ns + " type veth peer " + port + " netns " + kSwitch) &&
-           run("ip -n " + kSwitch + " link set " + port + " master br0 up") &&
-           run("ip -n " + ns + " addr add 10.78.0." + n + "/24 dev eth0") &&
-           run("ip -n " + ns + " addr add fd78::" + n + "/64 dev eth0 nodad") &&
-           run("ip -n " + ns + " link set eth0 up") && run("ip -n " + ns + " link set lo up") &&
-           run("ip -n " + ns + " route add 224.0.0.0/4 dev eth0");
-    }
-    ok = ok && run("ip netns exec " + kLoopbackHost + " true");
+    bool ok = run_quietly("ip netns add " + kLoopbackHost) &&
+              run_quietly("ip -n " + kLoopbackHost + " link set lo up multicast on") &&
+              run_quietly("ip -n " + kLoopbackHost + " route add 224.0.0.0/4 dev lo") &&
+              run_quietly("ip netns exec " + kLoopbackHost + " true");
     if (!ok) skip_reason_ = "could not set up the network namespaces";
   }
   static void TearDownTestSuite() {
     if (weft::testing::is_rank_process()) return;
-    run("ip netns del " + kLoopbackHost);
-    for (const auto& ns : kBridgedHosts) run("ip netns del " + ns);
-    run("ip netns del " + kSwitch);  // with it the bridge and the veth ends
+    run_quietly("ip netns del " + kLoopbackHost);
+    bridged_.reset();
   }
   void SetUp() override {
     if (!skip_reason_.empty()) GTEST_SKIP() << skip_reason_;
@@ -91,9 +73,7 @@ class MulticastInit : public ::testing::Test {
   }
   static RunOptions one_per_bridged_host() {
     RunOptions o;
-    o.wrapper = [](int launched) {
-      return std::vector<std::string>{"ip", "netns", "exec", kBridgedHosts[launched]};
-    };
+    o.wrapper = [](int launched) { return bridged_->exec(launched); };
     o.env["WEFT_DEBUG"] = "INFO";
     return o;
   }
@@ -103,6 +83,7 @@ class MulticastInit : public ::testing::Test {
   }
 
   static inline std::string skip_reason_;
+  static inline std::unique_ptr<weft::testing::BridgedHosts> bridged_;
 };
 
 TEST_F(MulticastInit, FourProcessesOnOneHostGetDistinctRanks) {

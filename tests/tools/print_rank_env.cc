@@ -1,7 +1,9 @@
 // A rank for the weftrun tests: prints what weftrun told it (one line of launcher
-// variables, then "env NAME=value" or "env NAME unset" for each NAME in argv), a few
+// variables, then "env NAME=value" or "env NAME unset" for each NAME in argv, then
+// "cpus=0,1,..." where it may run), a few
 // more lines on stdout and one on stderr, and proves MASTER_ADDR:MASTER_PORT is a store
 // shared by the whole job: every rank sets its key, then reads every other rank's.
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 
@@ -39,6 +41,15 @@ int main(int argc, char** argv) {
       std::printf("env %s unset\n", argv[i]);
     }
   }
+  // Where weftrun let it run (--bind-to).
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  sched_getaffinity(0, sizeof allowed, &allowed);
+  std::string cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &allowed)) cpus += (cpus.empty() ? "" : ",") + std::to_string(cpu);
+  }
+  std::printf("cpus=%s\n", cpus.c_str());
   std::printf("first of two lines from rank %s\nsecond of two lines from rank %s\n", rank.c_str(),
               rank.c_str());
   std::fprintf(stderr, "a line on stderr from rank %s\n", rank.c_str());

@@ -21,18 +21,20 @@ std::map<std::string, std::string> as_map(const std::vector<std::string>& enviro
 }
 
 TEST(RankEnvironment, TellsEachRankWhereItStands) {
-  RankPlacement placement{2, 4, "127.0.0.1", 40123};
+  // Rank 6 of 8 is the third of the four ranks on node 1.
+  RankPlacement placement{6, 8, "10.0.0.1", 40123, 2, 4, 1};
   auto env = as_map(rank_environment({"PATH=/bin", "HOME=/root"}, {}, placement));
-  EXPECT_EQ(env["RANK"], "2");
-  EXPECT_EQ(env["WORLD_SIZE"], "4");
+  EXPECT_EQ(env["RANK"], "6");
+  EXPECT_EQ(env["WORLD_SIZE"], "8");
   EXPECT_EQ(env["LOCAL_RANK"], "2");
   EXPECT_EQ(env["LOCAL_WORLD_SIZE"], "4");
-  EXPECT_EQ(env["MASTER_ADDR"], "127.0.0.1");
+  EXPECT_EQ(env["GROUP_RANK"], "1");
+  EXPECT_EQ(env["MASTER_ADDR"], "10.0.0.1");
   EXPECT_EQ(env["MASTER_PORT"], "40123");
   EXPECT_EQ(env["WEFT_LAUNCHER_STORE"], "1");
   EXPECT_EQ(env["PATH"], "/bin");
   EXPECT_EQ(env["HOME"], "/root");
-  EXPECT_EQ(env.size(), 9u);
+  EXPECT_EQ(env.size(), 10u);
 }
 
 TEST(RankEnvironment, LauncherValuesReplaceInheritedOnes) {

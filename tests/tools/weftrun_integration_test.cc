@@ -3,12 +3,14 @@
 #include <signal.h>
 
 #include <chrono>
+#include <map>
 #include <regex>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "tests/tools/weftrun_process.h"
+#include "tools/weftrun/cpu_binding.h"
 
 namespace weft::weftrun::testing {
 namespace {
@@ -88,6 +90,47 @@ TEST(WeftrunIntegration, NoPrefixPassesLinesUnchanged) {
     EXPECT_TRUE(contains(r.out, "first of two lines from rank " + n + "\n")) << describe(r);
     EXPECT_TRUE(contains(r.err, "a line on stderr from rank " + n + "\n")) << describe(r);
   }
+}
+
+// Each rank's "cpus=" line, by rank.
+std::map<int, std::string> cpus_by_rank(const std::string& out) {
+  std::map<int, std::string> cpus;
+  std::regex line(R"(\[(\d+)\] cpus=([0-9,]+)\n)");
+  for (std::sregex_iterator it(out.begin(), out.end(), line), end; it != end; ++it) {
+    cpus[std::stoi((*it)[1])] = (*it)[2];
+  }
+  return cpus;
+}
+
+std::string comma_list(const std::vector<int>& cpus) {
+  std::string out;
+  for (int cpu : cpus) out += (out.empty() ? "" : ",") + std::to_string(cpu);
+  return out;
+}
+
+TEST(WeftrunIntegration, BindToCoreGivesEachRankTheCpusOfOneCore) {
+  MachineLayout machine = read_machine_layout();
+  WeftrunResult r = run_weftrun({"-n", "2", "--bind-to", "core", kPrintRankEnv});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  std::map<int, std::string> cpus = cpus_by_rank(r.out);
+  ASSERT_EQ(cpus.size(), 2u) << describe(r);
+  for (int rank = 0; rank < 2; ++rank) {
+    // Rank i on core i, wrapping round on a machine with fewer cores than ranks.
+    EXPECT_EQ(cpus[rank], comma_list(machine.cores[rank % machine.cores.size()])) << describe(r);
+  }
+  if (machine.cores.size() >= 2) {
+    EXPECT_NE(cpus[0], cpus[1]) << describe(r);
+  } else {
+    EXPECT_TRUE(contains(r.err, "--bind-to: ")) << "sharing a core must be warned about";
+  }
+}
+
+TEST(WeftrunIntegration, WithoutBindToRanksKeepWeftrunsCpus) {
+  WeftrunResult r = run_weftrun({"-n", "2", kPrintRankEnv});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  std::string own = comma_list(calling_thread_cpus());
+  std::map<int, std::string> cpus = cpus_by_rank(r.out);
+  EXPECT_EQ(cpus, (std::map<int, std::string>{{0, own}, {1, own}})) << describe(r);
 }
 
 TEST(WeftrunIntegration, ExportsVariablesInBothForms) {

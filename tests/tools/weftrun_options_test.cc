@@ -88,10 +88,46 @@ TEST(WeftrunOptions, HelpAfterTheProgramIsTheProgramsOwn) {
   EXPECT_EQ(o.program_args, (std::vector<std::string>{"--help"}));
 }
 
+TEST(WeftrunOptions, ParsesTheOptionsOfAJobOnSeveralHosts) {
+  Options o = parse({"--nnodes", "2", "--node-rank", "1", "--nproc-per-node", "8", "--master-addr",
+                     "10.0.0.1", "--master-port", "29600", "--bind-to", "core", "prog"});
+  EXPECT_EQ(o.nnodes, 2);
+  EXPECT_EQ(o.node_rank, 1);
+  EXPECT_EQ(o.nproc_per_node, 8);
+  EXPECT_EQ(o.num_ranks, 0);
+  EXPECT_EQ(o.master_addr, "10.0.0.1");
+  EXPECT_EQ(o.master_port, 29600);
+  EXPECT_EQ(o.bind_to, BindTo::kCore);
+}
+
+TEST(WeftrunOptions, AcceptsTorchrunsSpellings) {
+  Options o = parse({"--nnodes=2", "--node_rank=0", "--nproc_per_node=4", "--master_addr=node0",
+                     "--master_port", "1234", "train.py"});
+  EXPECT_EQ(o.node_rank, 0);
+  EXPECT_EQ(o.nproc_per_node, 4);
+  EXPECT_EQ(o.master_addr, "node0");
+  EXPECT_EQ(o.master_port, 1234);
+  // On one host --nproc-per-node alone says how many ranks to start.
+  EXPECT_EQ(parse({"--nproc_per_node", "3", "prog"}).nproc_per_node, 3);
+}
+
+TEST(WeftrunOptions, ParsesHostsAndTheLaunchAgent) {
+  Options o = parse({"-H", "a:2,b", "--launch-agent", "ssh -p 2222", "prog"});
+  EXPECT_EQ(o.hosts, (std::vector<HostSlots>{{"a", 2}, {"b", 1}}));
+  EXPECT_EQ(o.launch_agent, "ssh -p 2222");
+  EXPECT_EQ(o.num_ranks, 0);
+  EXPECT_EQ(parse({"--hostfile", "hosts.txt", "prog"}).hostfile, "hosts.txt");
+  EXPECT_EQ(parse({"-n", "2", "prog"}).launch_agent, "ssh");
+  EXPECT_EQ(parse({"-n", "2", "prog"}).bind_to, BindTo::kNone);
+  EXPECT_EQ(parse({"-n", "2", "--bind-to=numa", "prog"}).bind_to, BindTo::kNuma);
+}
+
 TEST(WeftrunOptions, UsageTextNamesEveryOption) {
   std::string text = usage_text();
   for (const char* flag : {"-n N", "-np N", "-x NAME", "-x NAME=value", "--timeout S", "--grace S",
-                           "--no-prefix", "--help"}) {
+                           "--no-prefix", "--help", "--nproc-per-node P", "--nnodes N",
+                           "--node-rank K", "--master-addr A", "--master-port Q", "-H LIST",
+                           "--hostfile F", "--launch-agent C", "--bind-to W", "--nproc_per_node"}) {
     EXPECT_NE(text.find(flag), std::string::npos) << flag;
   }
 }
@@ -116,6 +152,29 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{{"-n", "2"}, "missing the program to run"},
         ErrorCase{{"-n", "2", "--"}, "missing the program to run after '--'"},
         ErrorCase{{"prog"}, "missing -n N"}, ErrorCase{{"-x", "A", "prog"}, "missing -n N"},
+        ErrorCase{{"--nnodes", "2", "-n", "4", "prog"},
+                  "--nnodes 2 needs --node-rank K (which node this host is, 0 to 1)"},
+        ErrorCase{{"--nnodes", "2", "--node-rank", "1", "-n", "4", "prog"},
+                  "--nnodes 2 needs --master-addr A"},
+        ErrorCase{{"--nnodes", "2", "--node-rank", "2", "-n", "4", "prog"},
+                  "--node-rank 2: must be below --nnodes 2"},
+        ErrorCase{{"--node-rank", "-1", "-n", "4", "prog"},
+                  "--node-rank -1: the node rank must be an integer from 0"},
+        ErrorCase{{"--nnodes", "0", "-n", "4", "prog"}, "--nnodes 0: the number of nodes"},
+        ErrorCase{{"-n", "2", "--master-port", "70000", "prog"},
+                  "--master-port 70000: the port must be an integer from 1 to 65535"},
+        ErrorCase{{"-n", "2", "--master-addr=", "prog"}, "--master-addr needs a host name"},
+        ErrorCase{{"--nproc-per-node", "0", "prog"}, "--nproc-per-node 0: the number of ranks"},
+        ErrorCase{{"-n", "2", "--bind-to", "socket", "prog"},
+                  "--bind-to socket: expected core, numa or none"},
+        ErrorCase{{"-H", "a:0", "prog"}, "-H a:0: the number of slots of 'a' must be"},
+        ErrorCase{{"-H", "a,,b", "prog"}, "-H a,,b: an empty host name"},
+        ErrorCase{{"-H", "a", "--hostfile", "f", "prog"}, "-H and --hostfile both name the hosts"},
+        ErrorCase{{"-H", "a:2", "--nproc-per-node", "2", "prog"},
+                  "--nproc-per-node with -H: the hosts' slot counts say"},
+        ErrorCase{{"-H", "a:2", "--node-rank", "0", "prog"},
+                  "--node-rank with -H/--hostfile needs --master-addr"},
+        ErrorCase{{"-H", "a", "--launch-agent=", "prog"}, "--launch-agent needs a command"},
         ErrorCase{{"-n"}, "-n needs a value"}, ErrorCase{{"-np"}, "-np needs a value"},
         ErrorCase{{"-n", "0", "prog"},
                   "-n 0: the number of ranks must be an integer from 1 to 4096"},

@@ -37,12 +37,14 @@ std::vector<char*> c_strings(std::vector<std::string>& strings) {
 }  // namespace
 
 WeftrunProcess::WeftrunProcess(const std::vector<std::string>& args,
-                               const std::vector<std::string>& extra_environment) {
+                               const std::vector<std::string>& extra_environment,
+                               const std::vector<std::string>& wrapper) {
   int out[2], err[2];
   if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) {
     throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
   }
-  std::vector<std::string> argv_strings = {kWeftrun};
+  std::vector<std::string> argv_strings = wrapper;
+  argv_strings.push_back(kWeftrun);
   argv_strings.insert(argv_strings.end(), args.begin(), args.end());
   std::vector<std::string> env_strings;
   for (char** e = environ; *e != nullptr; ++e) env_strings.emplace_back(*e);
@@ -56,7 +58,8 @@ WeftrunProcess::WeftrunProcess(const std::vector<std::string>& args,
   posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&actions, err[1], STDERR_FILENO);
   started_ = Clock::now();
-  int error = posix_spawn(&pid_, kWeftrun, &actions, nullptr, argv.data(), envp.data());
+  int error = posix_spawnp(&pid_, argv_strings.front().c_str(), &actions, nullptr, argv.data(),
+                           envp.data());
   posix_spawn_file_actions_destroy(&actions);
   close(out[1]);
   close(err[1]);
@@ -65,7 +68,7 @@ WeftrunProcess::WeftrunProcess(const std::vector<std::string>& args,
   if (error != 0) {
     close(out_fd_);
     close(err_fd_);
-    throw std::runtime_error(std::string("cannot start ") + kWeftrun + ": " + std::strerror(error));
+    throw std::runtime_error("cannot start " + argv_strings.front() + ": " + std::strerror(error));
   }
 }
 

@@ -29,8 +29,10 @@ struct WeftrunResult {
 class WeftrunProcess {
  public:
   // `extra_environment` ("NAME=value") is added to the test's own environment.
+  // `wrapper` runs weftrun, e.g. {"ip", "netns", "exec", "host-a"}.
   explicit WeftrunProcess(const std::vector<std::string>& args,
-                          const std::vector<std::string>& extra_environment = {});
+                          const std::vector<std::string>& extra_environment = {},
+                          const std::vector<std::string>& wrapper = {});
   ~WeftrunProcess();
 
   WeftrunProcess(const WeftrunProcess&) = delete;

@@ -46,7 +46,7 @@ std::string format_seconds(std::chrono::milliseconds duration) {
 }
 
 std::string describe_first_failure(const FirstFailure& failure) {
-  std::string text = "weftrun: rank " + std::to_string(failure.rank);
+  std::string text = "weftrun: " + failure.unit + " " + std::to_string(failure.rank);
   if (failure.pid < 0) {
     text += " could not be started";
   } else {
@@ -57,12 +57,14 @@ std::string describe_first_failure(const FirstFailure& failure) {
   text += " first";
   std::vector<std::string> others;
   if (failure.failed_after > 0) {
-    others.push_back(std::to_string(failure.failed_after) + " other rank(s) failed after it");
+    others.push_back(std::to_string(failure.failed_after) + " other " + failure.unit +
+                     "(s) failed after it");
   }
   if (failure.stopped > 0) {
-    others.push_back(std::to_string(failure.stopped) + " other rank(s) were stopped");
+    others.push_back(std::to_string(failure.stopped) + " other " + failure.unit +
+                     "(s) were stopped");
   }
-  if (others.empty()) others.push_back("the other ranks exited successfully");
+  if (others.empty()) others.push_back("the other " + failure.unit + "s exited successfully");
   for (size_t i = 0; i < others.size(); ++i) text += (i == 0 ? "; " : ", ") + others[i];
   return text;
 }

@@ -34,8 +34,9 @@ struct FirstFailure {
   pid_t pid = -1;       // -1: the rank never started
   int wait_status = 0;  // meaningful when pid >= 0
   int world_size = 1;
-  int failed_after = 0;  // other ranks that exited non-zero by themselves
-  int stopped = 0;       // other ranks weftrun had to signal
+  int failed_after = 0;       // other ranks that exited non-zero by themselves
+  int stopped = 0;            // other ranks weftrun had to signal
+  std::string unit = "rank";  // what weftrun started: "rank", or "node" for a host's weftrun
 };
 
 // "weftrun: rank 2 (pid 1234) was killed by signal 9 (Killed) first; 3 other rank(s)

@@ -1,26 +1,26 @@
 #include "tools/weftrun/launcher.h"
 
-#include <poll.h>
-#include <sys/epoll.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
-#include <cerrno>
 #include <chrono>
-#include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "core/base/env.h"
+#include "core/base/host_identity.h"
 #include "core/base/log.h"
 #include "core/base/random_id.h"
+#include "rendezvous/tcp_store_client.h"
 #include "rendezvous/tcp_store_server.h"
-#include "tools/weftrun/exit_report.h"
+#include "tools/weftrun/cpu_binding.h"
+#include "tools/weftrun/host_agents.h"
+#include "tools/weftrun/job.h"
+#include "tools/weftrun/job_layout.h"
 #include "tools/weftrun/job_signals.h"
+#include "tools/weftrun/node_coordinator.h"
 #include "tools/weftrun/output_relay.h"
 #include "tools/weftrun/rank_environment.h"
 #include "tools/weftrun/rank_process.h"
@@ -29,45 +29,13 @@
 
 extern char** environ;
 
+extern char** environ;
+
 namespace weft::weftrun {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-constexpr auto kKillDelay = std::chrono::seconds(3);
-// How long output may still arrive after the last rank exited: a rank's descendant may
-// hold its pipe open forever, and weftrun must not wait for that.
-constexpr auto kOutputLinger = std::chrono::seconds(1);
-// How soon after a rank's failing exit a rank killed by a signal still counts as the
-// first failure (see is_root_cause_of_first_failure).
-constexpr auto kRootCauseWindow = std::chrono::milliseconds(250);
-constexpr size_t kReadChunk = 64 * 1024;
-constexpr uint64_t kSignalTag = ~uint64_t{0};
 const char* const kStoreHost = "127.0.0.1";
-
-void write_all(int fd, std::string_view bytes, bool* broken) {
-  while (!bytes.empty() && !*broken) {
-    ssize_t n = write(fd, bytes.data(), bytes.size());
-    if (n > 0) {
-      bytes.remove_prefix(static_cast<size_t>(n));
-    } else if (n < 0 && errno == EINTR) {
-      continue;
-    } else if (n < 0 && errno == EAGAIN) {
-      // Someone left the shared stdout non-blocking; wait rather than drop output.
-      pollfd writable{fd, POLLOUT, 0};
-      poll(&writable, 1, -1);
-    } else {
-      // Nobody reads weftrun's output any more; the ranks must still be supervised.
-      *broken = true;
-    }
-  }
-}
-
-void report(const std::string& line) {
-  std::string text = line + "\n";
-  bool broken = false;
-  write_all(STDERR_FILENO, text, &broken);
-}
 
 // Enough descriptors for two pipes per rank; raised only as far as the job needs,
 // since the ranks inherit the limit.
@@ -86,381 +54,6 @@ void ensure_descriptor_limit(int num_ranks) {
   limit.rlim_cur = needed;
   setrlimit(RLIMIT_NOFILE, &limit);
 }
-
-struct OutputStream {
-  tcp::Fd fd;  // empty once the rank's end is closed
-  int target = STDOUT_FILENO;
-  LineRelay relay;
-};
-
-struct Rank {
-  pid_t pid = -1;
-  bool running = false;
-  int wait_status = 0;
-  bool stopped_by_weftrun = false;      // weftrun sent it SIGTERM or SIGKILL
-  std::array<OutputStream, 2> streams;  // stdout, stderr
-};
-
-enum class Cause { kNone, kRankFailed, kTimedOut, kSignalled };
-enum class Stopping { kNo, kGrace, kTerminated, kKilled };
-
-class Job {
- public:
-  Job(const Options& options, JobSignals& signals, uint16_t store_port)
-      : options_(options), signals_(signals), store_port_(store_port) {}
-
-  int run();
-
- private:
-  bool start_ranks();
-  void supervise();
-  bool finished(Clock::time_point now) const;
-  int next_timeout_ms(Clock::time_point now) const;
-  void handle_signals();
-  void reap_ranks();
-  void on_rank_exit(int index, int wait_status);
-  void read_stream(int index, int which);
-  void close_stream(int index, int which);
-  bool is_root_cause_of_first_failure(const Rank& rank, Clock::time_point now) const;
-  void handle_deadlines(Clock::time_point now);
-  void begin_grace(Clock::time_point now);
-  void terminate_running(Clock::time_point now);
-  void kill_running();
-  void signal_running(int signal_number);
-  void emit(int target, const std::string& bytes);
-  void watch(int fd, uint64_t tag);
-  int finish();
-
-  const Options& options_;
-  JobSignals& signals_;
-  uint16_t store_port_;
-  tcp::Fd epoll_;
-  std::vector<Rank> ranks_;
-  std::unordered_map<pid_t, int> rank_of_pid_;
-  int running_ = 0;
-  int open_streams_ = 0;
-  std::array<bool, 3> target_broken_{};
-
-  Cause cause_ = Cause::kNone;
-  int first_failure_ = -1;
-  Clock::time_point first_failure_at_;
-  int received_signal_ = 0;
-  int interrupts_ = 0;
-
-  Stopping stopping_ = Stopping::kNo;
-  std::optional<Clock::time_point> job_deadline_;
-  Clock::time_point grace_end_;
-  Clock::time_point kill_at_;
-  std::optional<Clock::time_point> linger_end_;
-};
-
-void Job::watch(int fd, uint64_t tag) {
-  epoll_event event{};
-  event.events = EPOLLIN;
-  event.data.u64 = tag;
-  if (epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, fd, &event) != 0) {
-    throw Error(ErrorCode::kInternal, std::string("weftrun: epoll_ctl: ") + std::strerror(errno));
-  }
-}
-
-void Job::emit(int target, const std::string& bytes) {
-  if (bytes.empty() || target_broken_[target]) return;
-  write_all(target, bytes, &target_broken_[target]);
-  if (!target_broken_[target]) return;
-  // Whoever read weftrun's output has gone (`weftrun ... | head`). Closing the ranks'
-  // pipes too gives them the EPIPE/SIGPIPE they would get without weftrun in between,
-  // instead of letting them write into the void forever.
-  for (size_t r = 0; r < ranks_.size(); ++r) {
-    for (int which = 0; which < 2; ++which) {
-      if (ranks_[r].streams[static_cast<size_t>(which)].target == target) {
-        close_stream(static_cast<int>(r), which);
-      }
-    }
-  }
-}
-
-int Job::run() {
-  epoll_ = tcp::Fd(epoll_create1(EPOLL_CLOEXEC));
-  if (!epoll_) {
-    throw Error(ErrorCode::kInternal, std::string("weftrun: epoll: ") + std::strerror(errno));
-  }
-  watch(signals_.fd(), kSignalTag);
-  if (options_.timeout) job_deadline_ = Clock::now() + *options_.timeout;
-  if (!start_ranks()) return kCannotExecuteExitCode;
-  supervise();
-  return finish();
-}
-
-// False when not even rank 0 could be started; the program is the same for every rank,
-// so there is nothing more to try.
-bool Job::start_ranks() {
-  std::vector<std::string> inherited;
-  for (char** entry = environ; *entry != nullptr; ++entry) inherited.emplace_back(*entry);
-  ResolvedExports exports = resolve_exports(options_.exports, inherited);
-  for (const auto& name : exports.missing) {
-    report("weftrun: -x " + name + ": " + name +
-           " is not set in weftrun's environment; the ranks will not have it");
-  }
-
-  RankSpawnRequest request;
-  request.program = options_.program;
-  request.args = options_.program_args;
-  request.signal_mask = signals_.rank_signal_mask();
-  request.default_signals = signals_.rank_default_signals();
-  bool stdin_is_terminal = isatty(STDIN_FILENO) == 1;
-
-  ranks_.resize(static_cast<size_t>(options_.num_ranks));
-  for (int r = 0; r < options_.num_ranks; ++r) {
-    Rank& rank = ranks_[static_cast<size_t>(r)];
-    std::string prefix = options_.prefix_output ? rank_prefix(r) : "";
-    rank.streams[0].relay = LineRelay(prefix);
-    rank.streams[0].target = STDOUT_FILENO;
-    rank.streams[1].relay = LineRelay(prefix);
-    rank.streams[1].target = STDERR_FILENO;
-
-    RankPlacement placement{r, options_.num_ranks, kStoreHost, store_port_};
-    request.environment = rank_environment(inherited, exports.assignments, placement);
-    request.inherit_stdin = r == 0 && !stdin_is_terminal;
-    SpawnedRank spawned;
-    try {
-      spawned = spawn_rank(request);
-    } catch (const SpawnError& e) {
-      if (r == 0) {
-        report(std::string("weftrun: ") + e.what());
-        return false;
-      }
-      report("weftrun: rank " + std::to_string(r) + ": " + e.what());
-      rank.wait_status = exit_status_with_code(kCannotExecuteExitCode);
-      cause_ = Cause::kRankFailed;
-      first_failure_ = r;
-      ranks_.resize(static_cast<size_t>(r) + 1);
-      begin_grace(Clock::now());
-      break;
-    }
-    rank.pid = spawned.pid;
-    rank.running = true;
-    ++running_;
-    rank_of_pid_[spawned.pid] = r;
-    rank.streams[0].fd = std::move(spawned.stdout_pipe);
-    rank.streams[1].fd = std::move(spawned.stderr_pipe);
-    for (int which = 0; which < 2; ++which) {
-      watch(rank.streams[which].fd.get(), static_cast<uint64_t>(r) << 1 | which);
-      ++open_streams_;
-    }
-    WEFT_LOG(INFO) << "weftrun: rank " << r << " is pid " << spawned.pid;
-  }
-  return true;
-}
-
-bool Job::finished(Clock::time_point now) const {
-  if (running_ > 0) return false;
-  return open_streams_ == 0 || (linger_end_ && now >= *linger_end_);
-}
-
-int Job::next_timeout_ms(Clock::time_point now) const {
-  std::optional<Clock::time_point> next;
-  auto consider = [&next](Clock::time_point t) {
-    if (!next || t < *next) next = t;
-  };
-  if (job_deadline_) consider(*job_deadline_);
-  if (stopping_ == Stopping::kGrace) consider(grace_end_);
-  if (stopping_ == Stopping::kTerminated) consider(kill_at_);
-  if (linger_end_) consider(*linger_end_);
-  if (!next) return -1;
-  if (*next <= now) return 0;
-  auto ms = std::chrono::ceil<std::chrono::milliseconds>(*next - now).count();
-  return static_cast<int>(std::min<int64_t>(ms, 60 * 60 * 1000));
-}
-
-void Job::supervise() {
-  std::array<epoll_event, 64> events;
-  for (;;) {
-    Clock::time_point now = Clock::now();
-    handle_deadlines(now);
-    if (finished(now)) return;
-    int n = epoll_wait(epoll_.get(), events.data(), static_cast<int>(events.size()),
-                       next_timeout_ms(now));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw Error(ErrorCode::kInternal,
-                  std::string("weftrun: epoll_wait: ") + std::strerror(errno));
-    }
-    for (int i = 0; i < n; ++i) {
-      uint64_t tag = events[static_cast<size_t>(i)].data.u64;
-      if (tag == kSignalTag) {
-        handle_signals();
-      } else {
-        read_stream(static_cast<int>(tag >> 1), static_cast<int>(tag & 1));
-      }
-    }
-  }
-}
-
-void Job::read_stream(int index, int which) {
-  OutputStream& stream = ranks_[static_cast<size_t>(index)].streams[static_cast<size_t>(which)];
-  if (!stream.fd) return;  // closed earlier in this batch of events
-  char buffer[kReadChunk];
-  ssize_t n = read(stream.fd.get(), buffer, sizeof buffer);
-  if (n > 0) {
-    std::string out;
-    stream.relay.feed(std::string_view(buffer, static_cast<size_t>(n)), &out);
-    emit(stream.target, out);
-  } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
-    close_stream(index, which);
-  }
-}
-
-void Job::close_stream(int index, int which) {
-  OutputStream& stream = ranks_[static_cast<size_t>(index)].streams[static_cast<size_t>(which)];
-  if (!stream.fd) return;
-  std::string out;
-  stream.relay.finish(&out);
-  emit(stream.target, out);
-  epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, stream.fd.get(), nullptr);
-  stream.fd.reset();
-  --open_streams_;
-}
-
-void Job::handle_signals() {
-  while (int signal_number = signals_.take()) {
-    if (signal_number == SIGCHLD) {
-      reap_ranks();
-      continue;
-    }
-    if (!JobSignals::is_forwarded(signal_number)) continue;
-    if (signal_number == SIGINT && interrupts_++ > 0) {
-      report("weftrun: second SIGINT; killing " + std::to_string(running_) + " rank(s)");
-      kill_running();
-      continue;
-    }
-    report("weftrun: received signal " + describe_signal(signal_number) + "; forwarding it to " +
-           std::to_string(running_) + " rank(s)");
-    if (cause_ == Cause::kNone) {
-      cause_ = Cause::kSignalled;
-      received_signal_ = signal_number;
-    }
-    signal_running(signal_number);
-    begin_grace(Clock::now());
-  }
-}
-
-void Job::reap_ranks() {
-  for (;;) {
-    int status = 0;
-    pid_t pid = waitpid(-1, &status, WNOHANG);
-    if (pid <= 0) return;
-    auto found = rank_of_pid_.find(pid);
-    if (found != rank_of_pid_.end()) on_rank_exit(found->second, status);
-  }
-}
-
-void Job::on_rank_exit(int index, int wait_status) {
-  Rank& rank = ranks_[static_cast<size_t>(index)];
-  rank.running = false;
-  rank.wait_status = wait_status;
-  rank_of_pid_.erase(rank.pid);
-  --running_;
-  WEFT_LOG(INFO) << "weftrun: rank " << index << " (pid " << rank.pid << ") "
-                 << describe_wait_status(wait_status);
-  Clock::time_point now = Clock::now();
-  if (is_failure(wait_status) && cause_ == Cause::kNone) {
-    cause_ = Cause::kRankFailed;
-    first_failure_ = index;
-    first_failure_at_ = now;
-    begin_grace(now);
-  } else if (cause_ == Cause::kRankFailed && is_root_cause_of_first_failure(rank, now)) {
-    first_failure_ = index;
-  }
-  if (running_ == 0) linger_end_ = now + kOutputLinger;
-}
-
-// A killed rank's sockets close before the kernel reports its death, so a peer that
-// exits with "lost the connection" can reach weftrun first. Naming that peer would hide
-// the rank that was really lost (often to the OOM killer, with no output of its own).
-bool Job::is_root_cause_of_first_failure(const Rank& rank, Clock::time_point now) const {
-  const Rank& first = ranks_[static_cast<size_t>(first_failure_)];
-  return WIFSIGNALED(rank.wait_status) && !rank.stopped_by_weftrun && first.pid >= 0 &&
-         WIFEXITED(first.wait_status) && now - first_failure_at_ <= kRootCauseWindow;
-}
-
-void Job::handle_deadlines(Clock::time_point now) {
-  if (job_deadline_ && now >= *job_deadline_) {
-    job_deadline_.reset();
-    if (running_ > 0) {
-      report("weftrun: job timed out after " + format_seconds(*options_.timeout) + " s; stopping " +
-             std::to_string(running_) + " rank(s)");
-      if (cause_ == Cause::kNone) cause_ = Cause::kTimedOut;
-      if (stopping_ == Stopping::kNo || stopping_ == Stopping::kGrace) terminate_running(now);
-    }
-  }
-  if (stopping_ == Stopping::kGrace && now >= grace_end_) terminate_running(now);
-  if (stopping_ == Stopping::kTerminated && now >= kill_at_) kill_running();
-}
-
-void Job::begin_grace(Clock::time_point now) {
-  if (stopping_ != Stopping::kNo) return;
-  stopping_ = Stopping::kGrace;
-  grace_end_ = now + options_.grace;
-}
-
-void Job::terminate_running(Clock::time_point now) {
-  signal_running(SIGTERM);
-  for (auto& rank : ranks_) {
-    if (rank.running) rank.stopped_by_weftrun = true;
-  }
-  stopping_ = Stopping::kTerminated;
-  kill_at_ = now + kKillDelay;
-}
-
-void Job::kill_running() {
-  signal_running(SIGKILL);
-  for (auto& rank : ranks_) {
-    if (rank.running) rank.stopped_by_weftrun = true;
-  }
-  stopping_ = Stopping::kKilled;
-}
-
-// The whole process group, so whatever a rank started goes with it. A rank not yet
-// reaped still owns its pid, so the group id cannot belong to anyone else.
-void Job::signal_running(int signal_number) {
-  for (const auto& rank : ranks_) {
-    if (rank.running) kill(-rank.pid, signal_number);
-  }
-}
-
-int Job::finish() {
-  for (size_t r = 0; r < ranks_.size(); ++r) {
-    close_stream(static_cast<int>(r), 0);
-    close_stream(static_cast<int>(r), 1);
-  }
-  switch (cause_) {
-    case Cause::kNone:
-      return 0;
-    case Cause::kTimedOut:
-      return kTimeoutExitCode;
-    case Cause::kSignalled:
-      return 128 + received_signal_;
-    case Cause::kRankFailed:
-      break;
-  }
-  const Rank& first = ranks_[static_cast<size_t>(first_failure_)];
-  FirstFailure failure;
-  failure.rank = first_failure_;
-  failure.pid = first.pid;
-  failure.wait_status = first.wait_status;
-  failure.world_size = options_.num_ranks;
-  for (size_t r = 0; r < ranks_.size(); ++r) {
-    if (static_cast<int>(r) == first_failure_) continue;
-    if (ranks_[r].stopped_by_weftrun) {
-      ++failure.stopped;
-    } else if (is_failure(ranks_[r].wait_status)) {
-      ++failure.failed_after;
-    }
-  }
-  report(describe_first_failure(failure));
-  return exit_code_of(first.wait_status);
-}
-
 // The job's shared secret: the one weftrun was given, or a fresh random one. The store
 // and every rank's links then refuse connections that do not present it; the ranks
 // inherit it with weftrun's environment.
@@ -472,17 +65,152 @@ void ensure_auth_token() {
   setenv("WEFT_AUTH_TOKEN", token, 1);
 }
 
+std::vector<std::string> inherited_environment() {
+  std::vector<std::string> inherited;
+  for (char** entry = environ; *entry != nullptr; ++entry) inherited.emplace_back(*entry);
+  return inherited;
+}
+
+// The -x assignments, with a warning for each `-x NAME` whose NAME weftrun lacks.
+ResolvedExports resolve_exports_or_warn(const Options& options,
+                                        const std::vector<std::string>& inherited) {
+  ResolvedExports exports = resolve_exports(options.exports, inherited);
+  for (const auto& name : exports.missing) {
+    report("weftrun: -x " + name + ": " + name +
+           " is not set in weftrun's environment; the ranks will not have it");
+  }
+  return exports;
+}
+
+// This node's ranks, told where they stand and where the store is.
+std::vector<LaunchUnit> rank_units(const Options& options, const JobLayout& layout, int node,
+                                   const std::string& store_host, uint16_t store_port,
+                                   const JobSignals& signals) {
+  std::vector<std::string> inherited = inherited_environment();
+  ResolvedExports exports = resolve_exports_or_warn(options, inherited);
+  int local_ranks = layout.ranks_per_node[static_cast<size_t>(node)];
+  BindingPlan binding;
+  if (options.bind_to != BindTo::kNone) {
+    binding = plan_binding(options.bind_to, local_ranks, read_machine_layout());
+    if (!binding.warning.empty()) report("weftrun: --bind-to: " + binding.warning);
+  }
+  bool stdin_is_terminal = isatty(STDIN_FILENO) == 1;
+  int first = layout.first_rank(node);
+  std::vector<LaunchUnit> units(static_cast<size_t>(local_ranks));
+  for (int local = 0; local < local_ranks; ++local) {
+    LaunchUnit& unit = units[static_cast<size_t>(local)];
+    unit.index = first + local;
+    unit.prefix = options.prefix_output ? rank_prefix(unit.index) : "";
+    RankPlacement placement{unit.index, layout.world_size, store_host, store_port,
+                            local,      local_ranks,       node};
+    unit.request.program = options.program;
+    unit.request.args = options.program_args;
+    unit.request.signal_mask = signals.rank_signal_mask();
+    unit.request.default_signals = signals.rank_default_signals();
+    unit.request.environment = rank_environment(inherited, exports.assignments, placement);
+    unit.request.inherit_stdin = unit.index == 0 && !stdin_is_terminal;
+    if (!binding.ranks.empty()) {
+      unit.cpus = binding.ranks[static_cast<size_t>(local)].cpus;
+      unit.binding = binding.ranks[static_cast<size_t>(local)].description;
+    }
+  }
+  return units;
+}
+
+// -H or --hostfile without --node-rank: this weftrun starts one weftrun per host through
+// the launch agent and relays their output; they run the job between themselves, with
+// node 0's weftrun hosting the store.
+int run_from_head(const Options& options, const JobLayout& layout) {
+  ensure_auth_token();
+  JobSignals signals;
+  AgentLaunch launch;
+  launch.agent = options.launch_agent;
+  launch.weftrun = this_executable();
+  launch.master_addr = options.master_addr.empty() ? layout.hosts.front() : options.master_addr;
+  launch.master_port = options.master_port != 0 ? options.master_port : kDefaultMasterPort;
+  std::vector<std::string> inherited = inherited_environment();
+  ResolvedExports exports = resolve_exports_or_warn(options, inherited);
+  launch.exports = exports.assignments;
+  std::vector<LaunchUnit> units(static_cast<size_t>(layout.nnodes()));
+  for (int node = 0; node < layout.nnodes(); ++node) {
+    LaunchUnit& unit = units[static_cast<size_t>(node)];
+    unit.index = node;
+    std::vector<std::string> argv = agent_command(options, layout, node, launch);
+    unit.request.program = argv.front();
+    unit.request.args.assign(argv.begin() + 1, argv.end());
+    unit.request.signal_mask = signals.rank_signal_mask();
+    unit.request.default_signals = signals.rank_default_signals();
+    unit.request.environment = inherited;
+    unit.request.stdin_text = std::string(*env::get("WEFT_AUTH_TOKEN")) + "\n";
+    WEFT_LOG(INFO) << "weftrun: node " << node << " on " << layout.hosts[static_cast<size_t>(node)];
+  }
+  JobRole role;
+  role.unit = "node";
+  return run_units(options, signals, std::move(units), std::move(role));
+}
+
 }  // namespace
 
 int run_job(const Options& options) {
-  ensure_descriptor_limit(options.num_ranks);
-  ensure_auth_token();
+  std::vector<HostSlots> hosts = hosts_of(options);
+  JobLayout layout = layout_job(options, hosts);
+  if (!layout.hosts.empty() && !options.node_rank) return run_from_head(options, layout);
+  int node = options.node_rank.value_or(0);
+  if (node >= layout.nnodes()) {
+    throw UsageError("--node-rank " + std::to_string(node) + ": the job has only " +
+                     std::to_string(layout.nnodes()) + " node(s)");
+  }
+  int local_ranks = layout.ranks_per_node[static_cast<size_t>(node)];
+  ensure_descriptor_limit(local_ranks);
+  bool several_nodes = layout.nnodes() > 1;
+  if (!several_nodes) {
+    ensure_auth_token();
+  } else if (!env::get("WEFT_AUTH_TOKEN")) {
+    // Every node would draw a different one; the same secret must come from outside.
+    WEFT_LOG(INFO) << "weftrun: WEFT_AUTH_TOKEN is not set: the job's store and links accept "
+                      "connections from anyone who can reach them";
+  }
   // Before the store: its thread must inherit the blocked signals.
   JobSignals signals;
-  rendezvous::TcpStoreServer store(tcp::resolve(kStoreHost, 0).front());
-  WEFT_LOG(INFO) << "weftrun: rendezvous store at " << store.address();
-  Job job(options, signals, store.port());
-  return job.run();
+  std::optional<rendezvous::TcpStoreServer> store;
+  std::string store_host = kStoreHost;
+  uint16_t store_port = 0;
+  std::unique_ptr<NodeCoordinator> coordinator;
+  JobRole role;
+  role.node = node;
+  if (!several_nodes) {
+    store.emplace(tcp::resolve(kStoreHost, 0).front());
+    store_port = store->port();
+  } else {
+    store_host = options.master_addr;
+    store_port = options.master_port != 0 ? options.master_port : kDefaultMasterPort;
+    role.store = store_host + ":" + std::to_string(store_port);
+    if (node == 0) {
+      // Every interface: --master-addr may be a name that resolves to loopback here.
+      int family = tcp::resolve(store_host, store_port).front().family();
+      store.emplace(tcp::wildcard_address(family, store_port));
+    }
+    Deadline deadline =
+        Deadline::after(env::get_seconds("WEFT_TIMEOUT", std::chrono::seconds(300)));
+    std::unique_ptr<rendezvous::Store> client;
+    try {
+      client = std::make_unique<rendezvous::TcpStoreClient>(store_host, store_port, deadline);
+    } catch (const Error& e) {
+      throw Error(e.code(), "weftrun: node " + std::to_string(node) +
+                                ": cannot reach the job's store on node 0 at " + role.store + ": " +
+                                e.what());
+    }
+    coordinator = std::make_unique<NodeCoordinator>(std::move(client), node, layout.nnodes(),
+                                                    local_host_identity().hostname);
+    coordinator->join();
+    role.coordinator = coordinator.get();
+  }
+  if (store) {
+    WEFT_LOG(INFO) << "weftrun: rendezvous store at " << store->address();
+  }
+  std::vector<LaunchUnit> units =
+      rank_units(options, layout, node, store_host, store_port, signals);
+  return run_units(options, signals, std::move(units), std::move(role));
 }
 
 }  // namespace weft::weftrun

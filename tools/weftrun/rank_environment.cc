@@ -11,8 +11,8 @@ std::string name_of(const std::string& entry) { return entry.substr(0, entry.fin
 
 const std::vector<std::string>& launcher_variable_names() {
   static const std::vector<std::string> names = {
-      "RANK",        "WORLD_SIZE",  "LOCAL_RANK",          "LOCAL_WORLD_SIZE",
-      "MASTER_ADDR", "MASTER_PORT", "WEFT_LAUNCHER_STORE",
+      "RANK",       "WORLD_SIZE",  "LOCAL_RANK",  "LOCAL_WORLD_SIZE",
+      "GROUP_RANK", "MASTER_ADDR", "MASTER_PORT", "WEFT_LAUNCHER_STORE",
   };
   return names;
 }
@@ -54,8 +54,9 @@ std::vector<std::string> rank_environment(const std::vector<std::string>& inheri
   const std::vector<std::string> launcher = {
       "RANK=" + std::to_string(placement.rank),
       "WORLD_SIZE=" + std::to_string(placement.world_size),
-      "LOCAL_RANK=" + std::to_string(placement.rank),
-      "LOCAL_WORLD_SIZE=" + std::to_string(placement.world_size),
+      "LOCAL_RANK=" + std::to_string(placement.local_rank),
+      "LOCAL_WORLD_SIZE=" + std::to_string(placement.local_world_size),
+      "GROUP_RANK=" + std::to_string(placement.node_rank),
       "MASTER_ADDR=" + placement.store_host,
       "MASTER_PORT=" + std::to_string(placement.store_port),
       "WEFT_LAUNCHER_STORE=1",

@@ -1,7 +1,7 @@
 // The environment each rank starts with: weftrun's own environment, then the `-x`
 // assignments, then the variables that tell the rank where it stands and where the
-// store is (RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT,
-// WEFT_LAUNCHER_STORE=1). Later entries replace earlier ones of the same name, so a
+// store is (RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, GROUP_RANK, MASTER_ADDR,
+// MASTER_PORT, WEFT_LAUNCHER_STORE=1). Later entries replace earlier ones of the same name, so a
 // value inherited from an enclosing launcher never leaks into a rank.
 #pragma once
 
@@ -34,6 +34,9 @@ struct RankPlacement {
   int world_size = 1;
   std::string store_host;
   uint16_t store_port = 0;
+  int local_rank = 0;        // among the ranks on this host
+  int local_world_size = 1;  // ranks on this host
+  int node_rank = 0;         // torchrun's GROUP_RANK
 };
 
 // The complete environment of one rank, as "NAME=value" entries with unique names.

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstring>
 
 namespace weft::weftrun {
@@ -15,16 +16,20 @@ struct Pipe {
   tcp::Fd write_end;
 };
 
-Pipe make_output_pipe() {
+Pipe make_pipe() {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) {
     int error = errno;
     throw SpawnError(std::string("cannot create a pipe: ") + std::strerror(error), error);
   }
-  Pipe pipe{tcp::Fd(fds[0]), tcp::Fd(fds[1])};
+  return Pipe{tcp::Fd(fds[0]), tcp::Fd(fds[1])};
+}
+
+Pipe make_output_pipe() {
+  Pipe pipe = make_pipe();
   // Only weftrun's end is non-blocking: the rank sees an ordinary blocking stdout.
-  int flags = fcntl(fds[0], F_GETFL);
-  fcntl(fds[0], F_SETFL, flags | O_NONBLOCK);
+  int flags = fcntl(pipe.read_end.get(), F_GETFL);
+  fcntl(pipe.read_end.get(), F_SETFL, flags | O_NONBLOCK);
   return pipe;
 }
 
@@ -66,7 +71,14 @@ SpawnedRank spawn_rank(const RankSpawnRequest& request) {
   posix_spawnattr_setpgroup(&settings.attributes_, 0);
   posix_spawnattr_setsigmask(&settings.attributes_, &request.signal_mask);
   posix_spawnattr_setsigdefault(&settings.attributes_, &request.default_signals);
-  if (!request.inherit_stdin) {
+  Pipe in;
+  if (request.stdin_text) {
+    if (request.stdin_text->size() > PIPE_BUF) {
+      throw SpawnError("the text for the stdin of '" + request.program + "' is too long", E2BIG);
+    }
+    in = make_pipe();
+    posix_spawn_file_actions_adddup2(&settings.actions_, in.read_end.get(), STDIN_FILENO);
+  } else if (!request.inherit_stdin) {
     posix_spawn_file_actions_addopen(&settings.actions_, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   }
   // dup2 clears close-on-exec on the target, so only these two ends reach the rank.
@@ -85,6 +97,12 @@ SpawnedRank spawn_rank(const RankSpawnRequest& request) {
                            argv.data(), envp.data());
   if (error != 0) {
     throw SpawnError("cannot execute '" + request.program + "': " + std::strerror(error), error);
+  }
+  if (request.stdin_text) {
+    // A reader that exits without reading only loses the text; nothing else depends on it.
+    ssize_t written =
+        write(in.write_end.get(), request.stdin_text->data(), request.stdin_text->size());
+    (void)written;
   }
   return SpawnedRank{pid, std::move(out.read_end), std::move(err.read_end)};
 }

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <sys/types.h>
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -29,9 +30,13 @@ struct RankSpawnRequest {
   std::string program;
   std::vector<std::string> args;         // argv[1..]
   std::vector<std::string> environment;  // "NAME=value"
-  bool inherit_stdin = false;            // otherwise stdin is /dev/null
-  sigset_t signal_mask;                  // the mask the rank starts with
-  sigset_t default_signals;              // signals reset to SIG_DFL in the rank
+  bool inherit_stdin = false;            // otherwise stdin is /dev/null (or stdin_text)
+  // When set, stdin is a pipe holding this text and then end-of-file: how a secret
+  // reaches a process without appearing in any command line. At most PIPE_BUF bytes, so
+  // writing it never waits for the reader.
+  std::optional<std::string> stdin_text;
+  sigset_t signal_mask;      // the mask the rank starts with
+  sigset_t default_signals;  // signals reset to SIG_DFL in the rank
 };
 
 struct SpawnedRank {
