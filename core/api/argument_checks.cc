@@ -34,6 +34,20 @@ void Checker::root(int root) const {
   }
 }
 
+void Checker::peer(int peer, const char* name, bool any_allowed) const {
+  if (peer < (any_allowed ? -1 : 0) || peer >= size()) {
+    fail(std::string(name) + " " + std::to_string(peer) + " is outside [0, " +
+         std::to_string(size()) + ")" + (any_allowed ? " (or kAnySource)" : ""));
+  }
+}
+
+void Checker::tag(int tag, bool any_allowed) const {
+  if (tag < (any_allowed ? -1 : 0)) {
+    fail("tag " + std::to_string(tag) + " is negative" +
+         (any_allowed ? " (only kAnyTag may be)" : ""));
+  }
+}
+
 void Checker::op_on(ReduceOp op, DType dtype) const {
   if (static_cast<int>(op) >= kNumReduceOps) fail("the reduction op is invalid");
   if (!op_supports(op, dtype)) {

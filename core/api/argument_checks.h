@@ -29,6 +29,10 @@ class Checker {
   // A usable tensor: valid dtype, host memory, data unless empty.
   void tensor(const Tensor& t, const char* name) const;
   void root(int root) const;
+  // A point-to-point peer rank `name` ("dst", "src") and tag; receiving calls
+  // (`any_allowed`) also take kAnySource and kAnyTag.
+  void peer(int peer, const char* name, bool any_allowed) const;
+  void tag(int tag, bool any_allowed) const;
   void op_on(ReduceOp op, DType dtype) const;
   void same_dtype(const Tensor& a, const char* a_name, const Tensor& b, const char* b_name) const;
   // `why` is a literal: a std::string here would be built (and allocated) on every call.

@@ -14,14 +14,8 @@ using GroupPtr = std::shared_ptr<const detail::GroupState>;
 const GroupPtr& validate(const char* op, const Tensor& tensor, int peer, bool any_allowed, int tag,
                          const Group& group, const char* peer_name) {
   core::Checker check(op, group);
-  if (any_allowed ? (peer < -1 || peer >= check.size()) : (peer < 0 || peer >= check.size())) {
-    check.fail(std::string(peer_name) + " " + std::to_string(peer) + " is outside [0, " +
-               std::to_string(check.size()) + ")" + (any_allowed ? " (or kAnySource)" : ""));
-  }
-  if (any_allowed ? tag < -1 : tag < 0) {
-    check.fail("tag " + std::to_string(tag) + " is negative" +
-               (any_allowed ? " (only kAnyTag may be)" : ""));
-  }
+  check.peer(peer, peer_name, any_allowed);
+  check.tag(tag, any_allowed);
   check.tensor(tensor, "the tensor");
   return check.group();
 }
@@ -38,6 +32,14 @@ void finish(const std::shared_ptr<detail::RequestState>& r, Timeout timeout) {
     // abandon() does nothing to a request that completed in the meantime.
     if (r->error) std::rethrow_exception(r->error);
   }
+}
+
+// A probe's checks: a receive's, less the tensor.
+const GroupPtr& validate_probe(const char* op, int src, int tag, const Group& group) {
+  core::Checker check(op, group);
+  check.peer(src, "src", true);
+  check.tag(tag, true);
+  return check.group();
 }
 
 }  // namespace
@@ -64,6 +66,17 @@ Request isend(const Tensor& tensor, int dst, int tag, const Group& group) {
 Request irecv(const Tensor& tensor, int src, int tag, const Group& group) {
   const GroupPtr& g = validate("irecv", tensor, src, true, tag, group, "src");
   return Request(core::context("irecv").engine->irecv(g, tensor, src, tag, true));
+}
+
+std::optional<ProbeResult> iprobe(int src, int tag, const Group& group) {
+  const GroupPtr& g = validate_probe("iprobe", src, tag, group);
+  return core::context("iprobe").engine->iprobe(*g, src, tag);
+}
+
+ProbeResult probe(int src, int tag, const Group& group, Timeout timeout) {
+  const GroupPtr& g = validate_probe("probe", src, tag, group);
+  Timeout t = timeout.count() >= 0 ? timeout : g->timeout;
+  return core::context("probe").engine->probe(*g, src, tag, t);
 }
 
 }  // namespace weft

@@ -38,8 +38,8 @@ struct Context {
   std::unique_ptr<rendezvous::Store> store;  // the job's namespace in store_connection
   std::unique_ptr<Engine> engine;
   std::shared_ptr<const detail::GroupState> world;
-  // Comm ids of the next new_group (each group takes two); 0 and 1 are the world's.
-  // Every rank creates groups in the same order, so the ids agree.
+  // Comm ids of new groups in a job without a store (a world of one); each group takes
+  // two, and 0 and 1 are the world's. Jobs with a store draw them from it.
   std::atomic<uint32_t> next_comm{2};
   ScratchPool scratch;
   ScheduleCache schedules;

@@ -19,6 +19,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <thread>
@@ -31,6 +32,7 @@
 #include "core/p2p/protocol.h"
 #include "core/p2p/request_state.h"
 #include "transport/link.h"
+#include "weft/p2p.h"
 
 struct epoll_event;
 
@@ -79,6 +81,16 @@ class Engine final : public transport::LinkHandler {
   void wait_any(std::span<detail::RequestState* const> requests, Timeout timeout);
   // Progress without blocking, then whether `request` has completed.
   bool test(detail::RequestState& request);
+
+  // Probing (core/p2p/engine_probe.cc; probe's wait is with wait_any's): the message of
+  // `group` that a receive from `src` with `tag` would take next, left queued for that
+  // receive. iprobe makes progress without waiting and returns nullopt if none has
+  // arrived; probe waits, and throws TimeoutError once `timeout` has passed. As a receive
+  // would, both throw PeerError when `src` is dead and nothing of its is queued; a
+  // waiting any-source probe fails with PeerError when a member of `group` crashes, as a
+  // pending any-source receive does.
+  std::optional<ProbeResult> iprobe(const detail::GroupState& group, int src, int tag);
+  ProbeResult probe(const detail::GroupState& group, int src, int tag, Timeout timeout);
   // A blocking call gave up on `request`: fail it with TimeoutError(`why`) and make sure
   // weft never touches its buffer again. `reason` is what a peer whose large message it
   // withdraws is told: a WithdrawReason, or the world rank whose failure was the cause.
@@ -123,6 +135,8 @@ class Engine final : public transport::LinkHandler {
     bool left = false;          // it said goodbye
     std::string failure;        // why its link is dead; empty while alive
     bool watching_output = false;
+    // crashes_ just after it crashed (failed without saying goodbye); 0 while it has not.
+    uint64_t crash_number = 0;
     Incoming incoming;
   };
 
@@ -182,9 +196,21 @@ class Engine final : public transport::LinkHandler {
   // link epoll reports ready.
   void poll_links(bool check_fds = true);
   void poll_busy_links();
-  // Progress for a caller's thread waiting on `request`: its peer's link directly when
-  // it has one (one system call instead of epoll's two), every link now and then.
-  void poll_for_caller(const detail::RequestState* request, unsigned iteration);
+  // Progress for a caller's thread waiting on a message to or from `world_peer` (-1:
+  // any): that peer's link directly when it has one (one system call instead of
+  // epoll's two), every link now and then.
+  void poll_for_caller(int world_peer, unsigned iteration);
+  // The blocking loop of wait_any and probe: with mutex_ held, `step(iteration)` polls
+  // and says whether the wait is over; it spins, then sleeps in epoll, until then. At
+  // the deadline `expire()`, also with mutex_ held, returns true if the wait ended
+  // after all, or throws.
+  template <typename Step, typename Expire>
+  void poll_until(Timeout timeout, Step step, Expire expire);
+  // With mutex_ held: what a probe by `op` finds now (nullopt: nothing yet), or the
+  // error that it must fail with. An any-source probe fails when a member crashed after
+  // crashes_ was `crashes_before`.
+  std::optional<ProbeResult> probed(const char* op, const detail::GroupState& group, int src,
+                                    int tag, uint64_t crashes_before);
   // Before sleeping in epoll: false if some busy-polled link has work already. Every
   // call is followed by wake_busy_links().
   bool prepare_busy_links_to_sleep();
@@ -209,6 +235,8 @@ class Engine final : public transport::LinkHandler {
   std::unordered_map<uint64_t, int> withdrawn_sends_;  // send_id -> reason
   detail::RequestState* pending_head_ = nullptr;
   uint64_t next_id_ = 1;
+  uint64_t crashes_ = 0;       // peers that crashed so far, for waiting any-source probes
+  unsigned iprobe_polls_ = 0;  // iprobe's poll count, so that a loop of them epolls too
 
   std::mutex mutex_;
   std::condition_variable progress_cv_;

@@ -28,6 +28,7 @@ void Engine::on_link_failed(int peer, const std::string& why) {
   } else {
     p.failure = "lost the connection to " + peer_name(peer) + ": " + why +
                 "; the process has probably exited or been killed";
+    p.crash_number = ++crashes_;
     WEFT_LOG(WARN) << p.failure;
   }
   if (p.link) epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, p.link->poll_fd(), nullptr);

@@ -17,19 +17,29 @@ Matcher::RequestPtr Matcher::take_posted(int src, int tag) {
   return nullptr;
 }
 
-Matcher::MessagePtr Matcher::take_unexpected(int src_filter, int tag_filter) {
+std::deque<Matcher::MessagePtr>::const_iterator Matcher::first_unexpected(int src_filter,
+                                                                          int tag_filter) const {
   for (auto it = unexpected_.begin(); it != unexpected_.end(); ++it) {
-    if (matches(src_filter, tag_filter, (*it)->header.src, (*it)->header.tag)) {
-      MessagePtr message = std::move(*it);
-      if (it == unexpected_.begin()) {
-        unexpected_.pop_front();
-      } else {
-        unexpected_.erase(it);
-      }
-      return message;
-    }
+    if (matches(src_filter, tag_filter, (*it)->header.src, (*it)->header.tag)) return it;
   }
-  return nullptr;
+  return unexpected_.end();
+}
+
+Matcher::MessagePtr Matcher::take_unexpected(int src_filter, int tag_filter) {
+  auto it = first_unexpected(src_filter, tag_filter);
+  if (it == unexpected_.end()) return nullptr;
+  MessagePtr message = *it;
+  if (it == unexpected_.begin()) {
+    unexpected_.pop_front();
+  } else {
+    unexpected_.erase(it);
+  }
+  return message;
+}
+
+const UnexpectedMessage* Matcher::find_unexpected(int src_filter, int tag_filter) const {
+  auto it = first_unexpected(src_filter, tag_filter);
+  return it == unexpected_.end() ? nullptr : it->get();
 }
 
 bool Matcher::remove_posted(const detail::RequestState* recv) {

@@ -40,6 +40,9 @@ class Matcher {
   // A receive is being posted: takes the first unexpected message it matches out of the
   // unexpected queue, or returns null.
   MessagePtr take_unexpected(int src_filter, int tag_filter);
+  // Probing: the message take_unexpected(src_filter, tag_filter) would take, left in the
+  // queue; null if none.
+  const UnexpectedMessage* find_unexpected(int src_filter, int tag_filter) const;
   void add_posted(RequestPtr recv) { posted_.push_back(std::move(recv)); }
 
   // Removes a posted receive (it was abandoned); false if it was not queued.
@@ -57,6 +60,10 @@ class Matcher {
   size_t posted_count() const { return posted_.size(); }
 
  private:
+  // The one search behind take_unexpected and find_unexpected, so that a probe reports
+  // exactly the message the next matching receive takes.
+  std::deque<MessagePtr>::const_iterator first_unexpected(int src_filter, int tag_filter) const;
+
   // Deques: matching takes from the front almost always, and they allocate in blocks
   // rather than per entry.
   std::deque<RequestPtr> posted_;

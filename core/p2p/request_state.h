@@ -24,6 +24,8 @@ enum class OpKind : uint8_t { kSend, kRecv, kCollective };
 
 // e.g. "send by rank 0 to rank 1 (tag 5, group world)"; peer or tag -1 means any.
 std::string describe_op(OpKind kind, const GroupState& group, int peer, int tag);
+// e.g. "iprobe by rank 0 from any rank (tag 5, group world)": `op` is "probe" or "iprobe".
+std::string describe_probe(const char* op, const GroupState& group, int src, int tag);
 
 enum class OpStage : uint8_t {
   kPosted,       // recv: waiting in the posted queue; send: not yet handed to a link

@@ -56,6 +56,24 @@ TEST(Matcher, PostedReceiveTakesTheOldestMatchingMessage) {
   EXPECT_EQ(m.take_unexpected(-1, -1), nullptr);
 }
 
+TEST(Matcher, FindingAMessageLeavesItForTheReceiveThatWouldTakeIt) {
+  Matcher m;
+  auto first = message(1, 3, 0), other_tag = message(1, 4, 1), second = message(1, 3, 2);
+  m.add_unexpected(first);
+  m.add_unexpected(other_tag);
+  m.add_unexpected(second);
+  EXPECT_EQ(m.find_unexpected(-1, -1), first.get());
+  EXPECT_EQ(m.find_unexpected(-1, -1), first.get());  // still there
+  EXPECT_EQ(m.find_unexpected(1, 4), other_tag.get());
+  EXPECT_EQ(m.find_unexpected(2, -1), nullptr);
+  // Whatever a find reports is what the same filters then take.
+  EXPECT_EQ(m.take_unexpected(1, 3), first);
+  EXPECT_EQ(m.find_unexpected(1, 3), second.get());
+  EXPECT_EQ(m.take_unexpected(1, 3), second);
+  EXPECT_EQ(m.find_unexpected(-1, 3), nullptr);
+  EXPECT_EQ(m.find_unexpected(-1, -1), other_tag.get());
+}
+
 TEST(Matcher, RemovingAndFilteringReceives) {
   Matcher m;
   auto a = recv(1, 1), b = recv(2, 1), c = recv(-1, 1);

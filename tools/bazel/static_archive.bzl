@@ -26,7 +26,7 @@ def _static_archive_impl(ctx):
         mnemonic = "MergeArchives",
         progress_message = "Merging %d archives into %s" % (len(archives), out.short_path),
     )
-    return [DefaultInfo(files = depset([out]))]
+    return [DefaultInfo(files = depset([out]), runfiles = ctx.runfiles(files = [out]))]
 
 static_archive = rule(
     implementation = _static_archive_impl,

@@ -33,6 +33,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -53,6 +54,12 @@ using Counts = std::span<const uint64_t>;
 // Every world rank calls it (members or not) in the same order with the same list;
 // it checks that they agree and fails with DesyncError naming the ranks that differ.
 Group new_group(const std::vector<int>& ranks, Timeout timeout = kDefaultTimeout);
+// split_group: MPI_Comm_split over `parent`. Every member of `parent` calls it, in the
+// same order as its other collectives on `parent`; members that pass the same color
+// (>= 0) form one new group, ranked by (key, rank in parent). A negative color joins no
+// group: the result is empty. Fails with InvalidArgument on a process outside `parent`.
+std::optional<Group> split_group(const Group& parent, int color, int key,
+                                 Timeout timeout = kDefaultTimeout);
 // Releases a group's resources. Every member calls it; later use of any handle of the
 // group fails with InvalidArgument. The world group cannot be destroyed this way.
 void destroy_group(const Group& group);

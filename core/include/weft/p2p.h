@@ -9,6 +9,9 @@
 // Zero-byte messages are allowed. Several threads may communicate at once.
 #pragma once
 
+#include <cstdint>
+#include <optional>
+
 #include "weft/group.h"
 #include "weft/request.h"
 #include "weft/tensor.h"
@@ -31,5 +34,29 @@ int recv(const Tensor& tensor, int src = kAnySource, int tag = kAnyTag,
 Request isend(const Tensor& tensor, int dst, int tag = 0, const Group& group = Group());
 Request irecv(const Tensor& tensor, int src = kAnySource, int tag = kAnyTag,
               const Group& group = Group());
+
+// What a probe found: a message that has arrived (wholly, or for a large message its
+// announcement) and that no receive has taken yet.
+struct ProbeResult {
+  int source;  // group rank of the sender
+  int tag;
+  uint64_t bytes;  // the message's size
+  DType dtype;     // the sender's dtype
+};
+
+// Probing (MPI_Iprobe, MPI_Probe): whether a message matching (src, tag) in `group` has
+// arrived and not been received yet. The message stays queued: the next receive that
+// matches it takes it (the first matching message, as recv would), so probe(kAnySource,
+// kAnyTag) then recv(t, result.source, result.tag) receives exactly the probed message,
+// unless another thread receives in between. Arguments are checked as recv's.
+//
+// iprobe makes what progress it can without waiting; nullopt if no such message is there.
+std::optional<ProbeResult> iprobe(int src = kAnySource, int tag = kAnyTag,
+                                  const Group& group = Group());
+// probe blocks until such a message is there, with recv's errors: TimeoutError at the
+// deadline, PeerError when `src` is dead and nothing of its is queued, or (kAnySource)
+// when a member of `group` crashes while it waits.
+ProbeResult probe(int src = kAnySource, int tag = kAnyTag, const Group& group = Group(),
+                  Timeout timeout = kDefaultTimeout);
 
 }  // namespace weft

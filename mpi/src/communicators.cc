@@ -1,0 +1,107 @@
+// Communicators: each is a weft group with a matching context of its own, so messages
+// of one communicator never match receives of another, even among the same ranks.
+#include <algorithm>
+#include <string>
+
+#include "mpi/src/errors.h"
+#include "mpi/src/export.h"
+#include "mpi/src/objects.h"
+
+using weft::mpi::comm_of;
+using weft::mpi::mpi_call;
+using weft::mpi::MpiError;
+
+namespace {
+
+// A new communicator object for `group`, taking `parent`'s error handler as MPI_Comm_dup
+// and MPI_Comm_split do.
+MPI_Comm make_comm(const weft::Group& group, const MPI_ABI_Comm& parent) {
+  auto* comm = new MPI_ABI_Comm();
+  comm->group = group;
+  comm->errhandler = parent.errhandler;
+  for (int r = 0; r < group.size(); ++r) comm->world_ranks.push_back(group.world_rank(r));
+  comm->name = "a communicator of " + std::to_string(group.size()) + " rank(s)";
+  return comm;
+}
+
+}  // namespace
+
+extern "C" {
+
+int PMPI_Comm_rank(MPI_Comm comm, int* rank) {
+  return mpi_call("MPI_Comm_rank", comm, [&] {
+    weft::mpi::require_initialized("MPI_Comm_rank");
+    *rank = comm_of(comm).group.rank();
+  });
+}
+WEFT_MPI_ALIAS(Comm_rank)
+
+int PMPI_Comm_size(MPI_Comm comm, int* size) {
+  return mpi_call("MPI_Comm_size", comm, [&] {
+    weft::mpi::require_initialized("MPI_Comm_size");
+    *size = comm_of(comm).group.size();
+  });
+}
+WEFT_MPI_ALIAS(Comm_size)
+
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
+  return mpi_call("MPI_Comm_dup", comm, [&] {
+    weft::mpi::require_initialized("MPI_Comm_dup");
+    const MPI_ABI_Comm& parent = comm_of(comm);
+    // One color, keys in the parent's order: the same ranks in a new context.
+    std::optional<weft::Group> group = weft::split_group(parent.group, 0, parent.group.rank());
+    *newcomm = make_comm(*group, parent);
+  });
+}
+WEFT_MPI_ALIAS(Comm_dup)
+
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
+  return mpi_call("MPI_Comm_split", comm, [&] {
+    weft::mpi::require_initialized("MPI_Comm_split");
+    const MPI_ABI_Comm& parent = comm_of(comm);
+    if (color < 0 && color != MPI_UNDEFINED) {
+      throw MpiError(MPI_ERR_ARG,
+                     "color " + std::to_string(color) + " is negative and not MPI_UNDEFINED");
+    }
+    std::optional<weft::Group> group =
+        weft::split_group(parent.group, color == MPI_UNDEFINED ? -1 : color, key);
+    *newcomm = group ? make_comm(*group, parent) : MPI_COMM_NULL;
+  });
+}
+WEFT_MPI_ALIAS(Comm_split)
+
+int PMPI_Comm_free(MPI_Comm* comm) {
+  return mpi_call("MPI_Comm_free", *comm, [&] {
+    weft::mpi::require_initialized("MPI_Comm_free");
+    if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF) {
+      throw MpiError(MPI_ERR_COMM, "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed");
+    }
+    MPI_ABI_Comm& c = comm_of(*comm);
+    weft::destroy_group(c.group);
+    c.magic = 0;  // a later use of the stale handle is an error, not a crash
+    delete &c;
+    *comm = MPI_COMM_NULL;
+  });
+}
+WEFT_MPI_ALIAS(Comm_free)
+
+int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
+  return mpi_call("MPI_Comm_compare", comm1, [&] {
+    weft::mpi::require_initialized("MPI_Comm_compare");
+    const MPI_ABI_Comm& a = comm_of(comm1);
+    const MPI_ABI_Comm& b = comm_of(comm2);
+    if (&a == &b) {
+      *result = MPI_IDENT;
+    } else if (a.world_ranks == b.world_ranks) {
+      *result = MPI_CONGRUENT;
+    } else {
+      std::vector<int> sa = a.world_ranks, sb = b.world_ranks;
+      std::sort(sa.begin(), sa.end());
+      std::sort(sb.begin(), sb.end());
+      *result = sa == sb ? MPI_SIMILAR : MPI_UNEQUAL;
+    }
+  });
+}
+WEFT_MPI_ALIAS(Comm_compare)
+
+}  // extern "C"

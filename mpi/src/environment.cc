@@ -1,0 +1,199 @@
+// Starting and ending MPI, and asking about the library: MPI_Init joins the job with
+// weft's env:// rendezvous, which also recognises weftrun, mpirun (Open MPI),
+// mpiexec.hydra (PMI) and srun, and runs a world of one when nothing launched it.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <string>
+
+#include "mpi/src/arguments.h"
+#include "mpi/src/errors.h"
+#include "mpi/src/export.h"
+#include "mpi/src/objects.h"
+
+using weft::mpi::library;
+using weft::mpi::LibraryState;
+using weft::mpi::mpi_call;
+using weft::mpi::MpiError;
+
+namespace {
+
+void copy_string(const std::string& text, char* out, int capacity, int* length) {
+  size_t n = std::min(text.size(), static_cast<size_t>(capacity - 1));
+  std::memcpy(out, text.data(), n);
+  out[n] = '\0';
+  *length = static_cast<int>(n);
+}
+
+void describe_world(MPI_ABI_Comm& comm, const char* name, std::vector<int> world_ranks) {
+  comm.world_ranks = std::move(world_ranks);
+  comm.name = name;
+}
+
+}  // namespace
+
+extern "C" {
+
+int PMPI_Init_thread(int* /*argc*/, char*** /*argv*/, int /*required*/, int* provided) {
+  return mpi_call("MPI_Init", MPI_COMM_WORLD, [&] {
+    LibraryState& lib = library();
+    if (lib.initialized) {
+      throw MpiError(MPI_ERR_OTHER, lib.finalized ? "MPI cannot be initialised again after "
+                                                    "MPI_Finalize"
+                                                  : "MPI_Init was called twice");
+    }
+    weft::init_process_group();
+    int rank = weft::get_rank(), size = weft::get_world_size();
+    std::vector<int> everyone(static_cast<size_t>(size));
+    for (int r = 0; r < size; ++r) everyone[static_cast<size_t>(r)] = r;
+    describe_world(lib.world, "MPI_COMM_WORLD", everyone);
+    // MPI_COMM_SELF needs a context of its own, apart from the world's.
+    lib.self.group = *weft::split_group(weft::Group(), rank, 0);
+    describe_world(lib.self, "MPI_COMM_SELF", {rank});
+    // The core is thread-safe, so every level the standard has is provided.
+    lib.thread_level = MPI_THREAD_MULTIPLE;
+    lib.main_thread = std::this_thread::get_id();
+    lib.initialized = true;
+    if (provided != nullptr) *provided = lib.thread_level;
+  });
+}
+WEFT_MPI_ALIAS(Init_thread)
+
+int PMPI_Init(int* argc, char*** argv) {
+  int provided = 0;
+  return PMPI_Init_thread(argc, argv, MPI_THREAD_SINGLE, &provided);
+}
+WEFT_MPI_ALIAS(Init)
+
+int PMPI_Initialized(int* flag) {
+  *flag = library().initialized ? 1 : 0;
+  return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Initialized)
+
+int PMPI_Finalized(int* flag) {
+  *flag = library().finalized ? 1 : 0;
+  return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Finalized)
+
+int PMPI_Finalize(void) {
+  return mpi_call("MPI_Finalize", MPI_COMM_WORLD, [&] {
+    weft::mpi::require_initialized("MPI_Finalize");
+    LibraryState& lib = library();
+    // Operations the program let go of must still reach their peers.
+    for (auto& request : lib.detached) request.wait();
+    lib.detached.clear();
+    // Nobody leaves while a peer may still be talking to it.
+    weft::barrier();
+    weft::destroy_process_group();
+    lib.finalized = true;
+  });
+}
+WEFT_MPI_ALIAS(Finalize)
+
+int PMPI_Abort(MPI_Comm comm, int errorcode) {
+  std::string where = "MPI_Abort";
+  if (library().initialized && !library().finalized) {
+    where += " on rank " + std::to_string(weft::get_rank());
+  }
+  std::fprintf(stderr, "weft MPI: %s with error code %d; ending the job\n", where.c_str(),
+               errorcode);
+  (void)comm;  // the whole job ends, whatever the communicator
+  weft::mpi::abort_process(errorcode);
+}
+WEFT_MPI_ALIAS(Abort)
+
+int PMPI_Query_thread(int* provided) {
+  return mpi_call("MPI_Query_thread", MPI_COMM_WORLD, [&] {
+    weft::mpi::require_initialized("MPI_Query_thread");
+    *provided = library().thread_level;
+  });
+}
+WEFT_MPI_ALIAS(Query_thread)
+
+int PMPI_Is_thread_main(int* flag) {
+  return mpi_call("MPI_Is_thread_main", MPI_COMM_WORLD, [&] {
+    weft::mpi::require_initialized("MPI_Is_thread_main");
+    *flag = std::this_thread::get_id() == library().main_thread ? 1 : 0;
+  });
+}
+WEFT_MPI_ALIAS(Is_thread_main)
+
+int PMPI_Get_version(int* version, int* subversion) {
+  *version = MPI_VERSION;
+  *subversion = MPI_SUBVERSION;
+  return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Get_version)
+
+int PMPI_Get_library_version(char* version, int* resultlen) {
+  copy_string("weft (MPI " + std::to_string(MPI_VERSION) + "." + std::to_string(MPI_SUBVERSION) +
+                  " standard ABI " + std::to_string(MPI_ABI_VERSION) + "." +
+                  std::to_string(MPI_ABI_SUBVERSION) + ")",
+              version, MPI_MAX_LIBRARY_VERSION_STRING, resultlen);
+  return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Get_library_version)
+
+int PMPI_Get_processor_name(char* name, int* resultlen) {
+  char host[MPI_MAX_PROCESSOR_NAME] = {};
+  gethostname(host, sizeof host - 1);
+  copy_string(host, name, MPI_MAX_PROCESSOR_NAME, resultlen);
+  return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Get_processor_name)
+
+double PMPI_Wtime(void) {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+WEFT_MPI_ALIAS(Wtime)
+
+double PMPI_Wtick(void) { return 1e-9; }
+WEFT_MPI_ALIAS(Wtick)
+
+int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
+  const char* text = weft::mpi::error_text(errorcode);
+  if (text == nullptr) {
+    copy_string("unknown error code " + std::to_string(errorcode), string, MPI_MAX_ERROR_STRING,
+                resultlen);
+    return MPI_ERR_ARG;
+  }
+  copy_string(text, string, MPI_MAX_ERROR_STRING, resultlen);
+  return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Error_string)
+
+int PMPI_Error_class(int errorcode, int* errorclass) {
+  if (weft::mpi::error_text(errorcode) == nullptr) return MPI_ERR_ARG;
+  *errorclass = errorcode;  // weft's error codes are the classes
+  return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Error_class)
+
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
+  return mpi_call("MPI_Comm_set_errhandler", comm, [&] {
+    weft::mpi::require_initialized("MPI_Comm_set_errhandler");
+    MPI_ABI_Comm& c = weft::mpi::comm_of(comm);
+    if (errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_RETURN &&
+        errhandler != MPI_ERRORS_ABORT) {
+      throw MpiError(MPI_ERR_ARG,
+                     "only MPI_ERRORS_ARE_FATAL, MPI_ERRORS_ABORT and MPI_ERRORS_RETURN are "
+                     "supported");
+    }
+    c.errhandler = errhandler;
+  });
+}
+WEFT_MPI_ALIAS(Comm_set_errhandler)
+
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
+  return mpi_call("MPI_Comm_get_errhandler", comm, [&] {
+    weft::mpi::require_initialized("MPI_Comm_get_errhandler");
+    *errhandler = weft::mpi::comm_of(comm).errhandler;
+  });
+}
+WEFT_MPI_ALIAS(Comm_get_errhandler)
+
+}  // extern "C"

@@ -1,0 +1,68 @@
+#include "mpi/src/objects.h"
+
+#include "mpi/src/errors.h"
+
+namespace weft::mpi {
+
+LibraryState& library() {
+  static LibraryState* state = new LibraryState();  // never destroyed: see abort_process
+  return *state;
+}
+
+void require_initialized(const char* function) {
+  const LibraryState& lib = library();
+  if (!lib.initialized || lib.finalized) {
+    throw MpiError(MPI_ERR_OTHER, std::string(function) + " called " +
+                                      (lib.finalized ? "after MPI_Finalize" : "before MPI_Init"));
+  }
+}
+
+MPI_ABI_Comm& comm_of(MPI_Comm comm) {
+  LibraryState& lib = library();
+  if (comm == MPI_COMM_WORLD) return lib.world;
+  if (comm == MPI_COMM_SELF) return lib.self;
+  auto address = reinterpret_cast<uintptr_t>(comm);
+  // Predefined handles are small numbers; a real object lives far above them.
+  if (comm == MPI_COMM_NULL || address < 0x1000 ||
+      reinterpret_cast<MPI_ABI_Comm*>(comm)->magic != MPI_ABI_Comm::kMagic) {
+    throw MpiError(MPI_ERR_COMM, comm == MPI_COMM_NULL ? "the communicator is MPI_COMM_NULL"
+                                                       : "not a valid communicator");
+  }
+  return *reinterpret_cast<MPI_ABI_Comm*>(comm);
+}
+
+MPI_Comm handle_of(MPI_ABI_Comm* comm) {
+  LibraryState& lib = library();
+  if (comm == &lib.world) return MPI_COMM_WORLD;
+  if (comm == &lib.self) return MPI_COMM_SELF;
+  return comm;
+}
+
+MPI_Errhandler errhandler_for(MPI_Comm comm) {
+  try {
+    return comm_of(comm).errhandler;
+  } catch (const MpiError&) {
+    return library().world.errhandler;
+  }
+}
+
+int world_rank_or_unknown() {
+  const LibraryState& lib = library();
+  return lib.initialized && !lib.finalized ? weft::get_rank() : -1;
+}
+
+MPI_ABI_Request& request_of(MPI_Request request) {
+  auto address = reinterpret_cast<uintptr_t>(request);
+  if (request == MPI_REQUEST_NULL || address < 0x1000 ||
+      reinterpret_cast<MPI_ABI_Request*>(request)->magic != MPI_ABI_Request::kMagic) {
+    throw MpiError(MPI_ERR_REQUEST, "not a valid request");
+  }
+  return *reinterpret_cast<MPI_ABI_Request*>(request);
+}
+
+void reap_detached() {
+  auto& detached = library().detached;
+  std::erase_if(detached, [](const weft::Request& r) { return r.is_completed(); });
+}
+
+}  // namespace weft::mpi

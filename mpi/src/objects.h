@@ -1,0 +1,70 @@
+// The objects behind MPI handles. A handle is either one of the standard's predefined
+// small values (MPI_COMM_WORLD is 0x101) or the address of one of these objects, which
+// start with a magic number so that a stale or garbage handle is an MPI_ERR_COMM (or
+// _REQUEST) instead of a crash.
+#pragma once
+
+#include <mpi.h>
+#include <weft/weft.h>
+
+#include <cstdint>
+#include <string>
+#include <thread>
+#include <vector>
+
+struct MPI_ABI_Comm {
+  static constexpr uint32_t kMagic = 0x57434f4d;  // "WCOM"
+  uint32_t magic = kMagic;
+  weft::Group group;
+  std::vector<int> world_ranks;  // by rank in this communicator
+  MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+  std::string name;  // for messages: "MPI_COMM_WORLD", "a communicator of 2"
+};
+
+struct MPI_ABI_Request {
+  static constexpr uint32_t kMagic = 0x57524551;  // "WREQ"
+  uint32_t magic = kMagic;
+  weft::Request request;  // not valid() when the operation completed at once
+  bool is_receive = false;
+  bool proc_null = false;         // to or from MPI_PROC_NULL: completes empty
+  MPI_Comm comm = MPI_COMM_NULL;  // whose error handler applies
+};
+
+namespace weft::mpi {
+
+struct LibraryState {
+  bool initialized = false;
+  bool finalized = false;
+  int thread_level = MPI_THREAD_SINGLE;
+  std::thread::id main_thread;
+  MPI_ABI_Comm world;
+  MPI_ABI_Comm self;
+  // Requests the program freed while they were still active: the operation goes on,
+  // and the request is forgotten once it completes.
+  std::vector<weft::Request> detached;
+};
+
+LibraryState& library();
+
+// Throws MpiError(MPI_ERR_OTHER) before MPI_Init or after MPI_Finalize.
+void require_initialized(const char* function);
+
+// The communicator behind a handle; MpiError(MPI_ERR_COMM) for MPI_COMM_NULL or garbage.
+MPI_ABI_Comm& comm_of(MPI_Comm comm);
+// The handle of a communicator object.
+MPI_Comm handle_of(MPI_ABI_Comm* comm);
+
+// The error handler that applies to a failure on `comm`: its own, or MPI_COMM_WORLD's
+// when `comm` is not a valid communicator.
+MPI_Errhandler errhandler_for(MPI_Comm comm);
+
+// This process's rank in MPI_COMM_WORLD, or -1 before MPI_Init.
+int world_rank_or_unknown();
+
+// The request behind a handle; MpiError(MPI_ERR_REQUEST) for garbage.
+MPI_ABI_Request& request_of(MPI_Request request);
+
+// Forgets detached requests that have completed.
+void reap_detached();
+
+}  // namespace weft::mpi

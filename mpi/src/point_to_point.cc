@@ -1,0 +1,168 @@
+// Point-to-point messages. Every message travels as bytes: the core's receive takes the
+// first message matching source and tag, in order, which is MPI's matching rule, and
+// refuses one larger than the buffer (MPI_ERR_TRUNCATE) without writing anything.
+#include <string>
+
+#include "mpi/src/arguments.h"
+#include "mpi/src/errors.h"
+#include "mpi/src/export.h"
+#include "mpi/src/objects.h"
+#include "mpi/src/requests.h"
+
+using weft::mpi::comm_of;
+using weft::mpi::core_rank;
+using weft::mpi::core_tag;
+using weft::mpi::mpi_call;
+using weft::mpi::MpiError;
+
+extern "C" {
+
+int PMPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+  return mpi_call("MPI_Send", comm, [&] {
+    weft::mpi::require_initialized("MPI_Send");
+    MPI_ABI_Comm& c = comm_of(comm);
+    weft::Tensor bytes = weft::mpi::bytes_of(buf, count, datatype, "send");
+    int core_tag_value = core_tag(tag, false);
+    if (dest == MPI_PROC_NULL) return;
+    weft::send(bytes, core_rank(c, dest, false, "destination"), core_tag_value, c.group);
+  });
+}
+WEFT_MPI_ALIAS(Send)
+
+int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Status* status) {
+  return mpi_call("MPI_Recv", comm, [&] {
+    weft::mpi::require_initialized("MPI_Recv");
+    MPI_ABI_Comm& c = comm_of(comm);
+    weft::Tensor bytes = weft::mpi::bytes_of(buf, count, datatype, "receive");
+    int core_tag_value = core_tag(tag, true);
+    if (source == MPI_PROC_NULL) {
+      weft::mpi::set_proc_null_status(status);
+      return;
+    }
+    weft::Request r =
+        weft::irecv(bytes, core_rank(c, source, true, "source"), core_tag_value, c.group);
+    r.wait();
+    weft::mpi::set_status(status, r.source(), r.tag(), r.bytes());
+  });
+}
+WEFT_MPI_ALIAS(Recv)
+
+int PMPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request* request) {
+  return mpi_call("MPI_Isend", comm, [&] {
+    weft::mpi::require_initialized("MPI_Isend");
+    MPI_ABI_Comm& c = comm_of(comm);
+    weft::Tensor bytes = weft::mpi::bytes_of(buf, count, datatype, "send");
+    int core_tag_value = core_tag(tag, false);
+    auto* r = new MPI_ABI_Request();
+    r->comm = comm;
+    if (dest == MPI_PROC_NULL) {
+      r->proc_null = true;
+    } else {
+      r->request =
+          weft::isend(bytes, core_rank(c, dest, false, "destination"), core_tag_value, c.group);
+    }
+    *request = r;
+  });
+}
+WEFT_MPI_ALIAS(Isend)
+
+int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+               MPI_Request* request) {
+  return mpi_call("MPI_Irecv", comm, [&] {
+    weft::mpi::require_initialized("MPI_Irecv");
+    MPI_ABI_Comm& c = comm_of(comm);
+    weft::Tensor bytes = weft::mpi::bytes_of(buf, count, datatype, "receive");
+    int core_tag_value = core_tag(tag, true);
+    auto* r = new MPI_ABI_Request();
+    r->comm = comm;
+    r->is_receive = true;
+    if (source == MPI_PROC_NULL) {
+      r->proc_null = true;
+    } else {
+      r->request =
+          weft::irecv(bytes, core_rank(c, source, true, "source"), core_tag_value, c.group);
+    }
+    *request = r;
+  });
+}
+WEFT_MPI_ALIAS(Irecv)
+
+int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                  MPI_Comm comm, MPI_Status* status) {
+  return mpi_call("MPI_Sendrecv", comm, [&] {
+    weft::mpi::require_initialized("MPI_Sendrecv");
+    MPI_ABI_Comm& c = comm_of(comm);
+    weft::Tensor out = weft::mpi::bytes_of(sendbuf, sendcount, sendtype, "send");
+    weft::Tensor in = weft::mpi::bytes_of(recvbuf, recvcount, recvtype, "receive");
+    int out_tag = core_tag(sendtag, false), in_tag = core_tag(recvtag, true);
+    // The receive is posted first, so that two ranks exchanging never wait on each other.
+    weft::Request received;
+    if (source != MPI_PROC_NULL) {
+      received = weft::irecv(in, core_rank(c, source, true, "source"), in_tag, c.group);
+    }
+    if (dest != MPI_PROC_NULL)
+      weft::send(out, core_rank(c, dest, false, "destination"), out_tag, c.group);
+    if (!received.valid()) {
+      weft::mpi::set_proc_null_status(status);
+      return;
+    }
+    received.wait();
+    weft::mpi::set_status(status, received.source(), received.tag(), received.bytes());
+  });
+}
+WEFT_MPI_ALIAS(Sendrecv)
+
+int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
+  return mpi_call("MPI_Probe", comm, [&] {
+    weft::mpi::require_initialized("MPI_Probe");
+    MPI_ABI_Comm& c = comm_of(comm);
+    int core_tag_value = core_tag(tag, true);
+    if (source == MPI_PROC_NULL) {
+      weft::mpi::set_proc_null_status(status);
+      return;
+    }
+    weft::ProbeResult found =
+        weft::probe(core_rank(c, source, true, "source"), core_tag_value, c.group);
+    weft::mpi::set_status(status, found.source, found.tag, found.bytes);
+  });
+}
+WEFT_MPI_ALIAS(Probe)
+
+int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
+  return mpi_call("MPI_Iprobe", comm, [&] {
+    weft::mpi::require_initialized("MPI_Iprobe");
+    MPI_ABI_Comm& c = comm_of(comm);
+    int core_tag_value = core_tag(tag, true);
+    if (source == MPI_PROC_NULL) {
+      *flag = 1;
+      weft::mpi::set_proc_null_status(status);
+      return;
+    }
+    std::optional<weft::ProbeResult> found =
+        weft::iprobe(core_rank(c, source, true, "source"), core_tag_value, c.group);
+    *flag = found ? 1 : 0;
+    if (found) weft::mpi::set_status(status, found->source, found->tag, found->bytes);
+  });
+}
+WEFT_MPI_ALIAS(Iprobe)
+
+int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+  return mpi_call("MPI_Get_count", MPI_COMM_WORLD, [&] {
+    const weft::mpi::TypeInfo& type = weft::mpi::type_info(datatype);
+    uint64_t bytes = weft::mpi::status_bytes(*status);
+    // Elements travel at their extent (a pair type with its padding).
+    if (type.extent == 0) {
+      *count = 0;
+    } else if (bytes % type.extent != 0 || bytes / type.extent > INT32_MAX) {
+      *count = MPI_UNDEFINED;
+    } else {
+      *count = static_cast<int>(bytes / type.extent);
+    }
+  });
+}
+WEFT_MPI_ALIAS(Get_count)
+
+}  // extern "C"

@@ -1,0 +1,169 @@
+#include "mpi/src/requests.h"
+
+#include <thread>
+#include <vector>
+
+#include "mpi/src/arguments.h"
+#include "mpi/src/errors.h"
+#include "mpi/src/export.h"
+#include "mpi/src/objects.h"
+
+namespace weft::mpi {
+
+bool is_done(MPI_Request request) {
+  MPI_ABI_Request& r = request_of(request);
+  return r.proc_null || r.request.is_completed();
+}
+
+void complete(MPI_Request* request, MPI_Status* status) {
+  if (*request == MPI_REQUEST_NULL) {
+    set_empty_status(status);
+    return;
+  }
+  MPI_ABI_Request& r = request_of(*request);
+  auto release = [&] {
+    r.magic = 0;
+    delete &r;
+    *request = MPI_REQUEST_NULL;
+  };
+  if (r.proc_null) {
+    if (r.is_receive) {
+      set_proc_null_status(status);
+    } else {
+      set_empty_status(status);
+    }
+    release();
+    return;
+  }
+  try {
+    r.request.wait();
+  } catch (...) {
+    release();
+    throw;
+  }
+  if (r.is_receive) {
+    set_status(status, r.request.source(), r.request.tag(), r.request.bytes());
+  } else {
+    set_empty_status(status);
+  }
+  release();
+}
+
+namespace {
+
+// The communicator whose error handler applies to a failure of `request`.
+MPI_Comm comm_of_request(MPI_Request request) {
+  try {
+    return request == MPI_REQUEST_NULL ? MPI_COMM_WORLD : request_of(request).comm;
+  } catch (const MpiError&) {
+    return MPI_COMM_WORLD;
+  }
+}
+
+MPI_Status* status_at(MPI_Status statuses[], int i) {
+  return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+}
+
+}  // namespace
+}  // namespace weft::mpi
+
+using weft::mpi::complete;
+using weft::mpi::is_done;
+using weft::mpi::mpi_call;
+
+extern "C" {
+
+int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
+  return mpi_call("MPI_Wait", weft::mpi::comm_of_request(*request), [&] {
+    weft::mpi::reap_detached();
+    complete(request, status);
+  });
+}
+WEFT_MPI_ALIAS(Wait)
+
+int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+  return mpi_call("MPI_Test", weft::mpi::comm_of_request(*request), [&] {
+    weft::mpi::reap_detached();
+    *flag = *request == MPI_REQUEST_NULL || is_done(*request) ? 1 : 0;
+    if (*flag) complete(request, status);
+  });
+}
+WEFT_MPI_ALIAS(Test)
+
+int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
+  // Every request is completed, even after one fails; with MPI_ERRORS_RETURN the failure
+  // is MPI_ERR_IN_STATUS and each status says how its request ended.
+  int failed = 0;
+  MPI_Comm failed_comm = MPI_COMM_WORLD;
+  std::string first_failure;
+  for (int i = 0; i < count; ++i) {
+    MPI_Status* status = weft::mpi::status_at(statuses, i);
+    MPI_Comm comm = weft::mpi::comm_of_request(requests[i]);
+    try {
+      complete(&requests[i], status);
+      if (status != MPI_STATUS_IGNORE) status->MPI_ERROR = MPI_SUCCESS;
+    } catch (const std::exception& e) {
+      int error_class = weft::mpi::error_class_of(e);
+      if (status != MPI_STATUS_IGNORE) status->MPI_ERROR = error_class;
+      if (failed++ == 0) {
+        failed_comm = comm;
+        first_failure = "request " + std::to_string(i) + ": " + e.what();
+      }
+    }
+  }
+  if (failed == 0) return MPI_SUCCESS;
+  return weft::mpi::handle_error(failed_comm, "MPI_Waitall", MPI_ERR_IN_STATUS, first_failure);
+}
+WEFT_MPI_ALIAS(Waitall)
+
+int PMPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
+  return mpi_call("MPI_Waitany", MPI_COMM_WORLD, [&] {
+    for (int spins = 0;; ++spins) {
+      bool any_active = false;
+      for (int i = 0; i < count; ++i) {
+        if (requests[i] == MPI_REQUEST_NULL) continue;
+        any_active = true;
+        if (is_done(requests[i])) {
+          *index = i;
+          complete(&requests[i], status);
+          return;
+        }
+      }
+      if (!any_active) {
+        *index = MPI_UNDEFINED;
+        weft::mpi::set_empty_status(status);
+        return;
+      }
+      // Polling makes progress; past a short spin, give the core's threads the cores.
+      if (spins > 1000) std::this_thread::yield();
+    }
+  });
+}
+WEFT_MPI_ALIAS(Waitany)
+
+int PMPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
+  return mpi_call("MPI_Testall", MPI_COMM_WORLD, [&] {
+    *flag = 1;
+    for (int i = 0; i < count && *flag; ++i) {
+      if (requests[i] != MPI_REQUEST_NULL && !is_done(requests[i])) *flag = 0;
+    }
+    if (!*flag) return;
+    for (int i = 0; i < count; ++i) complete(&requests[i], weft::mpi::status_at(statuses, i));
+  });
+}
+WEFT_MPI_ALIAS(Testall)
+
+int PMPI_Request_free(MPI_Request* request) {
+  return mpi_call("MPI_Request_free", weft::mpi::comm_of_request(*request), [&] {
+    MPI_ABI_Request& r = weft::mpi::request_of(*request);
+    // The operation goes on; MPI_Finalize waits for it if nobody else does.
+    if (!r.proc_null && !r.request.is_completed())
+      weft::mpi::library().detached.push_back(r.request);
+    r.magic = 0;
+    delete &r;
+    *request = MPI_REQUEST_NULL;
+  });
+}
+WEFT_MPI_ALIAS(Request_free)
+
+}  // extern "C"

@@ -1,0 +1,135 @@
+// The MPI programs in mpi/tests/programs, built the way a user builds them: with weft's
+// mpicc from an installed-layout prefix (bin/, include/, lib/), and run with weft's
+// mpirun on 1 to 4 ranks. Each program checks its own results against a serial
+// reference and prints "<name>: OK (N ranks)". The same sources are also built and run
+// with Debian's Open MPI, when it is installed, to show they are valid MPI.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::vector<std::string> kPrograms = {"hello",       "ring",        "probe",
+                                            "collectives", "maxloc",      "comm_split",
+                                            "errhandler",  "nonblocking", "thread_init"};
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;
+};
+
+CommandResult run(const std::string& command) {
+  CommandResult result;
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return result;
+  char buffer[4096];
+  size_t n;
+  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) result.output.append(buffer, n);
+  int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return result;
+}
+
+bool have(const std::string& tool) { return run("command -v " + tool).exit_code == 0; }
+
+// A prefix laid out as tools/install.sh lays it out, from this test's runfiles.
+class MpiPrograms : public ::testing::TestWithParam<std::tuple<std::string, int>> {
+ protected:
+  static void SetUpTestSuite() {
+    if (!prefix_.empty()) return;  // both suites share one prefix
+    prefix_ = fs::path(std::getenv("TEST_TMPDIR")) / "prefix";
+    for (const char* dir : {"bin", "include", "lib", "built", "openmpi"}) {
+      fs::create_directories(prefix_ / dir);
+    }
+    auto copy = [](const fs::path& from, const fs::path& to) {
+      fs::copy_file(from, to, fs::copy_options::overwrite_existing);
+    };
+    copy("tools/mpi/mpicc", prefix_ / "bin/mpicc");
+    copy("tools/mpi/mpirun", prefix_ / "bin/mpirun");
+    copy("tools/weftrun/weftrun", prefix_ / "bin/weftrun");
+    copy("mpi/include/mpi.h", prefix_ / "include/mpi.h");
+    copy("mpi/libmpi_abi.so.1", prefix_ / "lib/libmpi_abi.so.1");
+    copy("mpi/libmpi_abi.a", prefix_ / "lib/libmpi_abi.a");
+    fs::create_symlink("libmpi_abi.so.1", prefix_ / "lib/libmpi_abi.so");
+    for (const auto& name : kPrograms) {
+      CommandResult built =
+          run((prefix_ / "bin/mpicc").string() + " -O2 -Wall -o " +
+              (prefix_ / "built" / name).string() + " mpi/tests/programs/" + name + ".c");
+      build_errors_[name] = built.exit_code == 0 ? "" : built.output;
+    }
+  }
+
+  static std::string mpirun() { return (prefix_ / "bin/mpirun").string(); }
+
+  static inline fs::path prefix_;
+  static inline std::map<std::string, std::string> build_errors_;
+};
+
+TEST_P(MpiPrograms, BuildsWithMpiccAndPassesUnderMpirun) {
+  const auto& [name, ranks] = GetParam();
+  ASSERT_EQ(build_errors_[name], "") << "mpicc failed on " << name;
+  CommandResult r = run(mpirun() + " -n " + std::to_string(ranks) + " --timeout 60 " +
+                        (prefix_ / "built" / name).string());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find(name + ": OK (" + std::to_string(ranks) + " ranks)"), std::string::npos)
+      << r.output;
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryProgramOnOneToFourRanks, MpiPrograms,
+                         ::testing::Combine(::testing::ValuesIn(kPrograms),
+                                            ::testing::Values(1, 2, 3, 4)),
+                         [](const auto& info) {
+                           return std::get<0>(info.param) + "_" +
+                                  std::to_string(std::get<1>(info.param)) + "_ranks";
+                         });
+
+class MpiProgramsElsewhere : public MpiPrograms {};
+
+TEST_F(MpiProgramsElsewhere, AStaticBuildNeedsNoSharedLibraries) {
+  fs::path out = prefix_ / "built/ring_static";
+  CommandResult built = run((prefix_ / "bin/mpicc").string() + " -static -O2 -o " + out.string() +
+                            " mpi/tests/programs/ring.c");
+  ASSERT_EQ(built.exit_code, 0) << built.output;
+  CommandResult ldd = run("ldd " + out.string());
+  EXPECT_NE(ldd.output.find("not a dynamic executable"), std::string::npos) << ldd.output;
+  CommandResult r = run(mpirun() + " -n 3 --timeout 60 " + out.string());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("ring: OK (3 ranks)"), std::string::npos) << r.output;
+}
+
+TEST_F(MpiProgramsElsewhere, ShowPrintsTheCompilerCommand) {
+  CommandResult shown = run((prefix_ / "bin/mpicc").string() + " -show -o app app.c");
+  EXPECT_EQ(shown.exit_code, 0);
+  EXPECT_NE(shown.output.find("cc -I" + (prefix_ / "include").string() + " -o app app.c -L" +
+                              (prefix_ / "lib").string()),
+            std::string::npos)
+      << shown.output;
+  EXPECT_NE(shown.output.find("-lmpi_abi"), std::string::npos) << shown.output;
+}
+
+TEST_F(MpiProgramsElsewhere, TheSameSourcesAreValidMpiForOpenMpi) {
+  if (!have("mpicc.openmpi") || !have("mpirun.openmpi")) {
+    GTEST_SKIP() << "Debian's Open MPI (openmpi-bin, libopenmpi-dev) is not installed";
+  }
+  for (const auto& name : kPrograms) {
+    fs::path out = prefix_ / "openmpi" / name;
+    CommandResult built =
+        run("mpicc.openmpi -O2 -o " + out.string() + " mpi/tests/programs/" + name + ".c");
+    ASSERT_EQ(built.exit_code, 0) << name << ": " << built.output;
+    CommandResult r =
+        run("timeout 120 mpirun.openmpi --allow-run-as-root --oversubscribe -n 3 " + out.string());
+    EXPECT_EQ(r.exit_code, 0) << name << ": " << r.output;
+    EXPECT_NE(r.output.find(name + ": OK (3 ranks)"), std::string::npos) << r.output;
+  }
+}
+
+}  // namespace
