@@ -13,6 +13,8 @@ packages=(
   iproute2          # network namespaces for the multi-host and multicast tests
   openmpi-bin       # mpirun, and mpich's mpiexec.hydra: the launcher tests start weft
   mpich             # programs under them (weft never links either)
+  libopenmpi-dev    # Open MPI's mpi.h: the MPI test programs are also built against it,
+                    # to show they are valid MPI (weft's own MPI library never uses it)
 )
 
 exec "$(dirname "$0")/install_packages.sh" install_deps "${packages[@]}"

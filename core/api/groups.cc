@@ -1,4 +1,4 @@
-// new_group and destroy_group.
+// new_group, split_group, subgroup and destroy_group.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -8,6 +8,7 @@
 #include "core/init/arena_setup.h"
 #include "core/init/context.h"
 #include "weft/collectives.h"
+#include "weft/p2p.h"
 
 namespace weft {
 namespace {
@@ -32,27 +33,43 @@ std::string rank_list(const std::vector<int>& ranks) {
 // The engine refuses comm ids from here on (and keeps a table slot for each below).
 constexpr uint64_t kCommIdLimit = 1u << 20;
 
-// `count` fresh comm ids (two per group: messages and collectives) for groups made
-// among the members of `over`, the same on every member. They must be unique in the
-// whole job while only `over`'s members take part, so its rank 0 draws them from the
-// job's store (a world of one has no store, and nobody to disagree with).
-uint32_t draw_comm_ids(core::Context& c, const Group& over, uint64_t count, Timeout timeout,
-                       const char* op) {
-  std::vector<uint64_t> base{0};
-  if (over.rank() == 0) {
-    Deadline deadline = Deadline::after(timeout.count() >= 0 ? timeout : c.timeout);
-    int64_t block = 2 * static_cast<int64_t>(count);
-    base[0] = c.store ? static_cast<uint64_t>(c.store->add("comm_ids", block, deadline) - block + 2)
-                      : c.next_comm.fetch_add(static_cast<uint32_t>(block));
-  }
-  broadcast(view(base), 0, over, timeout);
-  if (base[0] + 2 * count > kCommIdLimit) {
+// Draws `count` fresh comm ids (two per group: messages and collectives), unique in
+// the whole job, from the job's store (a world of one has no store, and nobody to
+// disagree with): the first of them.
+uint64_t take_fresh_comm_ids(core::Context& c, uint64_t count, Timeout timeout) {
+  Deadline deadline = Deadline::after(timeout.count() >= 0 ? timeout : c.timeout);
+  int64_t block = 2 * static_cast<int64_t>(count);
+  return c.store ? static_cast<uint64_t>(c.store->add("comm_ids", block, deadline) - block + 2)
+                 : c.next_comm.fetch_add(static_cast<uint32_t>(block));
+}
+
+// Fails, on every rank that learnt `base`, when the ids run past the engine's limit.
+void check_comm_ids(core::Context& c, uint64_t base, uint64_t count, const char* op) {
+  if (base + 2 * count > kCommIdLimit) {
     throw InvalidArgument(std::string(op) + " (rank " + std::to_string(c.rank) +
                           "): this job has created " + std::to_string(kCommIdLimit / 2) +
                           " groups, the most it can; destroyed groups' ids are not reused");
   }
+}
+
+// `count` fresh comm ids for groups made among the members of `over`, the same on
+// every member: its rank 0 draws them and broadcasts them over `over`.
+uint32_t draw_comm_ids(core::Context& c, const Group& over, uint64_t count, Timeout timeout,
+                       const char* op) {
+  std::vector<uint64_t> base{0};
+  if (over.rank() == 0) base[0] = take_fresh_comm_ids(c, count, timeout);
+  broadcast(view(base), 0, over, timeout);
+  check_comm_ids(c, base[0], count, op);
   return static_cast<uint32_t>(base[0]);
 }
+
+// subgroup's messages travel in the parent's collectives space, where no user receive
+// (and so no wildcard) ever looks, with tags from the top of the range: a collective's
+// tag is the count of the parent's collectives before it, which reaches these only
+// after 2^31 - 2^24 collectives on one group.
+constexpr int kSubgroupTagBase = 0x7f000000;
+constexpr int kSubgroupTagMask = 0x00ffffff;
+constexpr uint64_t kSubgroupMagic = 0x5745465453554247;  // "WEFTSUBG"
 
 }  // namespace
 
@@ -141,6 +158,69 @@ std::optional<Group> split_group(const Group& parent, int color, int key, Timeou
   auto state = detail::make_group_state(comm, std::move(name), world_ranks, my_rank, c.timeout);
   state->arena = core::establish_arena(c, comm, world_ranks, my_rank, deadline);
   return Group(std::move(state));
+}
+
+Group subgroup(const Group& parent, const std::vector<int>& parent_ranks, int tag,
+               Timeout timeout) {
+  core::Context& c = core::context("subgroup");
+  auto fail = [&](const std::string& what) {
+    throw InvalidArgument("subgroup (rank " + std::to_string(c.rank) + "): " + what);
+  };
+  const std::shared_ptr<const detail::GroupState>& state = core::resolve_group(parent, "subgroup");
+  if (state->rank < 0) fail("this process is not a member of the parent group");
+  if (tag < 0) fail("tag " + std::to_string(tag) + " is negative");
+  if (parent_ranks.empty()) fail("parent_ranks is empty");
+  const int n = static_cast<int>(parent_ranks.size());
+  std::vector<bool> seen(static_cast<size_t>(state->size()), false);
+  std::vector<int> world_ranks;
+  int my_rank = -1;
+  for (int i = 0; i < n; ++i) {
+    int r = parent_ranks[static_cast<size_t>(i)];
+    if (r < 0 || r >= state->size()) {
+      fail("parent_ranks[" + std::to_string(i) + "] = " + std::to_string(r) + " is outside [0, " +
+           std::to_string(state->size()) + ") of group " + state->name);
+    }
+    if (seen[static_cast<size_t>(r)])
+      fail("rank " + std::to_string(r) + " appears twice in parent_ranks");
+    seen[static_cast<size_t>(r)] = true;
+    if (r == state->rank) my_rank = i;
+    world_ranks.push_back(state->world_ranks[static_cast<size_t>(r)]);
+  }
+  if (my_rank < 0) {
+    fail("this process (rank " + std::to_string(state->rank) + " of group " + state->name +
+         ") is not in parent_ranks; only the new group's members call subgroup");
+  }
+  // The new group's first member draws its comm ids and tells the others, over the
+  // parent and with messages only between the members: the rest of the parent is free.
+  Group space(state->collectives);
+  const int wire_tag = kSubgroupTagBase | (tag & kSubgroupTagMask);
+  const uint64_t list = fingerprint(world_ranks);
+  std::vector<uint64_t> message{kSubgroupMagic, list, static_cast<uint64_t>(tag), 0};
+  if (my_rank == 0) {
+    message[3] = take_fresh_comm_ids(c, 1, timeout);
+    std::vector<Request> sends;
+    for (int i = 1; i < n; ++i) {
+      sends.push_back(isend(view(message), parent_ranks[static_cast<size_t>(i)], wire_tag, space));
+    }
+    for (const Request& r : sends) r.wait(timeout);
+  } else {
+    recv(view(message), parent_ranks[0], wire_tag, space, timeout);
+    if (message[0] != kSubgroupMagic || message[1] != list ||
+        message[2] != static_cast<uint64_t>(tag)) {
+      throw DesyncError("subgroup (rank " + std::to_string(c.rank) +
+                        "): the members disagree: this rank passed tag " + std::to_string(tag) +
+                        " and parent ranks " + rank_list(parent_ranks) + ", and parent rank " +
+                        std::to_string(parent_ranks[0]) +
+                        " (the first of them) passed another tag or list");
+    }
+  }
+  check_comm_ids(c, message[3], 1, "subgroup");
+  auto comm = static_cast<uint32_t>(message[3]);
+  Deadline deadline = Deadline::after(timeout.count() >= 0 ? timeout : c.timeout);
+  std::string name = "subgroup" + std::to_string(comm) + "{" + rank_list(world_ranks) + "}";
+  auto group = detail::make_group_state(comm, std::move(name), world_ranks, my_rank, c.timeout);
+  group->arena = core::establish_arena(c, comm, world_ranks, my_rank, deadline);
+  return Group(std::move(group));
 }
 
 void destroy_group(const Group& group) {

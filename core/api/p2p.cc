@@ -63,6 +63,11 @@ Request isend(const Tensor& tensor, int dst, int tag, const Group& group) {
   return Request(core::context("isend").engine->isend(g, tensor, dst, tag, true));
 }
 
+Request issend(const Tensor& tensor, int dst, int tag, const Group& group) {
+  const GroupPtr& g = validate("issend", tensor, dst, false, tag, group, "dst");
+  return Request(core::context("issend").engine->isend(g, tensor, dst, tag, true, true));
+}
+
 Request irecv(const Tensor& tensor, int src, int tag, const Group& group) {
   const GroupPtr& g = validate("irecv", tensor, src, true, tag, group, "src");
   return Request(core::context("irecv").engine->irecv(g, tensor, src, tag, true));

@@ -124,8 +124,8 @@ void Engine::complete(const RequestPtr& request, std::exception_ptr error) {
 }
 
 Engine::RequestPtr Engine::isend(GroupPtr group, const Tensor& tensor, int dst, int tag,
-                                 bool user_async) {
-  return post(OpKind::kSend, std::move(group), tensor, dst, tag, user_async);
+                                 bool user_async, bool synchronous) {
+  return post(OpKind::kSend, std::move(group), tensor, dst, tag, user_async, synchronous);
 }
 
 Engine::RequestPtr Engine::irecv(GroupPtr group, const Tensor& tensor, int src, int tag,
@@ -134,10 +134,11 @@ Engine::RequestPtr Engine::irecv(GroupPtr group, const Tensor& tensor, int src, 
 }
 
 Engine::RequestPtr Engine::post(OpKind kind, GroupPtr group, const Tensor& tensor, int peer,
-                                int tag, bool user_async) {
+                                int tag, bool user_async, bool synchronous) {
   std::lock_guard<std::mutex> lock(mutex_);
   note_caller_activity();
   RequestPtr r = make_request(kind, std::move(group), tensor, peer, tag);
+  r->synchronous = synchronous;
   if (shut_down_) {
     fail(r, std::make_exception_ptr(Error(
                 ErrorCode::kState, r->describe() + ": the process group has been destroyed")));
@@ -163,7 +164,7 @@ void Engine::post_send(const RequestPtr& r) {
     fail(r, std::make_exception_ptr(PeerError(r->peer_world, r->describe() + ": " + p.failure)));
     return;
   }
-  if (eager_fits(p, r->bytes)) {
+  if (!r->synchronous && eager_fits(p, r->bytes)) {
     FrameHeader h = eager_header(p, *r->group, tensor, r->tag, r->peer_world);
     r->stage = OpStage::kEagerQueued;
     if (p.link->send(h, tensor.data(), r.get())) complete(r);
@@ -262,7 +263,7 @@ void Engine::send_to_self(const RequestPtr& send) {
   }
   auto message = std::make_shared<UnexpectedMessage>();
   message->world_peer = rank_;
-  if (send->bytes <= options_.eager_limit) {
+  if (!send->synchronous && send->bytes <= options_.eager_limit) {
     // Small: buffer a copy so the send completes now, as an eager send would.
     h.kind = static_cast<uint8_t>(FrameKind::kEager);
     message->header = h;

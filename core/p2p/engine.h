@@ -65,7 +65,8 @@ class Engine final : public transport::LinkHandler {
 
   // Arguments are already validated: ranks are group ranks inside the group.
   // `user_async` marks requests the caller holds while it computes (isend/irecv).
-  RequestPtr isend(GroupPtr group, const Tensor& tensor, int dst, int tag, bool user_async);
+  RequestPtr isend(GroupPtr group, const Tensor& tensor, int dst, int tag, bool user_async,
+                   bool synchronous = false);
   RequestPtr irecv(GroupPtr group, const Tensor& tensor, int src, int tag, bool user_async);
 
   // The fast path of a blocking send: when the message can go eagerly right now, sends
@@ -152,7 +153,7 @@ class Engine final : public transport::LinkHandler {
   RequestPtr make_request(detail::OpKind kind, GroupPtr group, const Tensor& tensor, int peer,
                           int tag);
   RequestPtr post(detail::OpKind kind, GroupPtr group, const Tensor& tensor, int peer, int tag,
-                  bool user_async);
+                  bool user_async, bool synchronous = false);
   void post_send(const RequestPtr& send);
   void post_recv(const RequestPtr& recv);
   void count_if_outstanding(const RequestPtr& request);

@@ -64,7 +64,10 @@ class RequestState {
   uint64_t received = 0;    // large recv: payload bytes arrived so far
   uint64_t remote_id = 0;   // large send being streamed: the receiver's recv_id
   bool user_async = false;  // counts towards the engine's outstanding asynchronous work
-  bool abandoned = false;   // a blocking call gave up on it; its buffer is no longer ours
+  // send: completes only once a receive has matched it (MPI_Ssend), so it never goes
+  // eagerly, whatever its size.
+  bool synchronous = false;
+  bool abandoned = false;  // a blocking call gave up on it; its buffer is no longer ours
 
   std::atomic<bool> done{false};
   std::exception_ptr error;  // set before done when the operation failed

@@ -322,6 +322,25 @@ WEFT_MPI_FN(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm* newco
 WEFT_MPI_FN(int, Comm_free, (MPI_Comm * comm))
 WEFT_MPI_FN(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int* result))
 
+/* Groups and communicator creation */
+WEFT_MPI_FN(int, Comm_group, (MPI_Comm comm, MPI_Group* group))
+WEFT_MPI_FN(int, Group_size, (MPI_Group group, int* size))
+WEFT_MPI_FN(int, Group_rank, (MPI_Group group, int* rank))
+WEFT_MPI_FN(int, Group_incl, (MPI_Group group, int n, const int ranks[], MPI_Group* newgroup))
+WEFT_MPI_FN(int, Group_excl, (MPI_Group group, int n, const int ranks[], MPI_Group* newgroup))
+WEFT_MPI_FN(int, Group_translate_ranks,
+            (MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]))
+WEFT_MPI_FN(int, Group_compare, (MPI_Group group1, MPI_Group group2, int* result))
+WEFT_MPI_FN(int, Group_union, (MPI_Group group1, MPI_Group group2, MPI_Group* newgroup))
+WEFT_MPI_FN(int, Group_intersection, (MPI_Group group1, MPI_Group group2, MPI_Group* newgroup))
+WEFT_MPI_FN(int, Group_difference, (MPI_Group group1, MPI_Group group2, MPI_Group* newgroup))
+WEFT_MPI_FN(int, Group_free, (MPI_Group * group))
+WEFT_MPI_FN(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm))
+WEFT_MPI_FN(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm))
+WEFT_MPI_FN(int, Comm_split_type,
+            (MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm))
+WEFT_MPI_FN(int, Dims_create, (int nnodes, int ndims, int dims[]))
+
 /* Point to point */
 WEFT_MPI_FN(int, Send,
             (const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
@@ -341,6 +360,45 @@ WEFT_MPI_FN(int, Sendrecv,
 WEFT_MPI_FN(int, Probe, (int source, int tag, MPI_Comm comm, MPI_Status* status))
 WEFT_MPI_FN(int, Iprobe, (int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status))
 WEFT_MPI_FN(int, Get_count, (const MPI_Status* status, MPI_Datatype datatype, int* count))
+WEFT_MPI_FN(int, Get_elements, (const MPI_Status* status, MPI_Datatype datatype, int* count))
+WEFT_MPI_FN(int, Sendrecv_replace,
+            (void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+             int recvtag, MPI_Comm comm, MPI_Status* status))
+
+/* Send modes */
+WEFT_MPI_FN(int, Ssend,
+            (const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+WEFT_MPI_FN(int, Issend,
+            (const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+             MPI_Request* request))
+WEFT_MPI_FN(int, Rsend,
+            (const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+WEFT_MPI_FN(int, Irsend,
+            (const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+             MPI_Request* request))
+WEFT_MPI_FN(int, Bsend,
+            (const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+WEFT_MPI_FN(int, Ibsend,
+            (const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+             MPI_Request* request))
+WEFT_MPI_FN(int, Buffer_attach, (void* buffer, int size))
+WEFT_MPI_FN(int, Buffer_detach, (void* buffer_addr, int* size))
+
+/* Persistent requests */
+WEFT_MPI_FN(int, Send_init,
+            (const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+             MPI_Request* request))
+WEFT_MPI_FN(int, Ssend_init,
+            (const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+             MPI_Request* request))
+WEFT_MPI_FN(int, Rsend_init,
+            (const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+             MPI_Request* request))
+WEFT_MPI_FN(int, Recv_init,
+            (void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+             MPI_Request* request))
+WEFT_MPI_FN(int, Start, (MPI_Request * request))
+WEFT_MPI_FN(int, Startall, (int count, MPI_Request requests[]))
 
 /* Requests */
 WEFT_MPI_FN(int, Wait, (MPI_Request * request, MPI_Status* status))
@@ -348,6 +406,14 @@ WEFT_MPI_FN(int, Waitall, (int count, MPI_Request requests[], MPI_Status statuse
 WEFT_MPI_FN(int, Waitany, (int count, MPI_Request requests[], int* index, MPI_Status* status))
 WEFT_MPI_FN(int, Test, (MPI_Request * request, int* flag, MPI_Status* status))
 WEFT_MPI_FN(int, Testall, (int count, MPI_Request requests[], int* flag, MPI_Status statuses[]))
+WEFT_MPI_FN(int, Testany,
+            (int count, MPI_Request requests[], int* index, int* flag, MPI_Status* status))
+WEFT_MPI_FN(int, Waitsome,
+            (int incount, MPI_Request requests[], int* outcount, int indices[],
+             MPI_Status statuses[]))
+WEFT_MPI_FN(int, Testsome,
+            (int incount, MPI_Request requests[], int* outcount, int indices[],
+             MPI_Status statuses[]))
 WEFT_MPI_FN(int, Request_free, (MPI_Request * request))
 
 /* Collectives */
@@ -372,8 +438,133 @@ WEFT_MPI_FN(int, Alltoall,
             (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
              int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
 
+WEFT_MPI_FN(int, Gatherv,
+            (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+             const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+             MPI_Comm comm))
+WEFT_MPI_FN(int, Scatterv,
+            (const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+             void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm))
+WEFT_MPI_FN(int, Allgatherv,
+            (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm))
+WEFT_MPI_FN(int, Alltoallv,
+            (const void* sendbuf, const int sendcounts[], const int sdispls[],
+             MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+             MPI_Datatype recvtype, MPI_Comm comm))
+WEFT_MPI_FN(int, Reduce_scatter,
+            (const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype,
+             MPI_Op op, MPI_Comm comm))
+WEFT_MPI_FN(int, Reduce_scatter_block,
+            (const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm))
+WEFT_MPI_FN(int, Scan,
+            (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm))
+WEFT_MPI_FN(int, Exscan,
+            (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm))
+
+/* Non-blocking collectives */
+WEFT_MPI_FN(int, Ibarrier, (MPI_Comm comm, MPI_Request* request))
+WEFT_MPI_FN(int, Ibcast,
+            (void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+             MPI_Request* request))
+WEFT_MPI_FN(int, Ireduce,
+            (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             int root, MPI_Comm comm, MPI_Request* request))
+WEFT_MPI_FN(int, Iallreduce,
+            (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm, MPI_Request* request))
+WEFT_MPI_FN(int, Igather,
+            (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+             int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request))
+WEFT_MPI_FN(int, Iscatter,
+            (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+             int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request))
+WEFT_MPI_FN(int, Iallgather,
+            (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+             int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request))
+WEFT_MPI_FN(int, Ialltoall,
+            (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+             int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request))
+WEFT_MPI_FN(int, Igatherv,
+            (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+             const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+             MPI_Comm comm, MPI_Request* request))
+WEFT_MPI_FN(int, Iscatterv,
+            (const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+             void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+             MPI_Request* request))
+WEFT_MPI_FN(int, Iallgatherv,
+            (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+             MPI_Request* request))
+WEFT_MPI_FN(int, Ialltoallv,
+            (const void* sendbuf, const int sendcounts[], const int sdispls[],
+             MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+             MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request))
+WEFT_MPI_FN(int, Ireduce_scatter,
+            (const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype,
+             MPI_Op op, MPI_Comm comm, MPI_Request* request))
+WEFT_MPI_FN(int, Ireduce_scatter_block,
+            (const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm, MPI_Request* request))
+WEFT_MPI_FN(int, Iscan,
+            (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm, MPI_Request* request))
+WEFT_MPI_FN(int, Iexscan,
+            (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm, MPI_Request* request))
+
+/* User-defined operations */
+WEFT_MPI_FN(int, Op_create, (MPI_User_function * user_fn, int commute, MPI_Op* op))
+WEFT_MPI_FN(int, Op_free, (MPI_Op * op))
+WEFT_MPI_FN(int, Op_commutative, (MPI_Op op, int* commute))
+
 /* Datatypes */
 WEFT_MPI_FN(int, Type_size, (MPI_Datatype datatype, int* size))
+
+/* Derived datatypes */
+WEFT_MPI_FN(int, Type_contiguous, (int count, MPI_Datatype oldtype, MPI_Datatype* newtype))
+WEFT_MPI_FN(int, Type_vector,
+            (int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype))
+WEFT_MPI_FN(int, Type_create_hvector,
+            (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+             MPI_Datatype* newtype))
+WEFT_MPI_FN(int, Type_indexed,
+            (int count, const int array_of_blocklengths[], const int array_of_displacements[],
+             MPI_Datatype oldtype, MPI_Datatype* newtype))
+WEFT_MPI_FN(int, Type_create_hindexed,
+            (int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
+             MPI_Datatype oldtype, MPI_Datatype* newtype))
+WEFT_MPI_FN(int, Type_create_indexed_block,
+            (int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype,
+             MPI_Datatype* newtype))
+WEFT_MPI_FN(int, Type_create_hindexed_block,
+            (int count, int blocklength, const MPI_Aint array_of_displacements[],
+             MPI_Datatype oldtype, MPI_Datatype* newtype))
+WEFT_MPI_FN(int, Type_create_struct,
+            (int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
+             const MPI_Datatype array_of_types[], MPI_Datatype* newtype))
+WEFT_MPI_FN(int, Type_create_resized,
+            (MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype))
+WEFT_MPI_FN(int, Type_dup, (MPI_Datatype oldtype, MPI_Datatype* newtype))
+WEFT_MPI_FN(int, Type_commit, (MPI_Datatype * datatype))
+WEFT_MPI_FN(int, Type_free, (MPI_Datatype * datatype))
+WEFT_MPI_FN(int, Type_get_extent, (MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent))
+WEFT_MPI_FN(int, Type_get_true_extent,
+            (MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent))
+WEFT_MPI_FN(int, Type_get_name, (MPI_Datatype datatype, char* type_name, int* resultlen))
+WEFT_MPI_FN(int, Type_set_name, (MPI_Datatype datatype, const char* type_name))
+WEFT_MPI_FN(int, Get_address, (const void* location, MPI_Aint* address))
+WEFT_MPI_FN(int, Pack,
+            (const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize,
+             int* position, MPI_Comm comm))
+WEFT_MPI_FN(int, Unpack,
+            (const void* inbuf, int insize, int* position, void* outbuf, int outcount,
+             MPI_Datatype datatype, MPI_Comm comm))
+WEFT_MPI_FN(int, Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int* size))
 
 #undef WEFT_MPI_FN
 

@@ -2,11 +2,21 @@
 
 #include <string>
 
+#include "mpi/src/derived_types.h"
 #include "mpi/src/errors.h"
 
 namespace weft::mpi {
 
 weft::Tensor bytes_of(const void* buf, int count, MPI_Datatype datatype, const char* what) {
+  if (is_derived(datatype)) {
+    BufferLayout layout = layout_of(buf, count, datatype, what);
+    if (!layout.contiguous) {
+      throw MpiError(MPI_ERR_TYPE, std::string(what) +
+                                       " datatype is a non-contiguous derived datatype, which "
+                                       "only point-to-point calls take so far");
+    }
+    return weft::Tensor(layout.start, layout.bytes, weft::DType::kUInt8);
+  }
   const TypeInfo& type = type_info(datatype);
   if (count < 0) {
     throw MpiError(MPI_ERR_COUNT,

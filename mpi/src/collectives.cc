@@ -1,55 +1,52 @@
-// Collectives. Data moves as bytes through the core's collectives. Reductions the core
-// has (sum, prod, min, max and the bitwise ops on its integer and float types) run in
-// the core; every other reduction is computed here: each rank's contribution is
-// gathered and combined in rank order, x0 op (x1 op (... op x(n-1))), so every rank gets
-// the same bits.
+// Collectives, blocking and non-blocking (each start_* serves both forms). Data moves
+// as bytes through the core's collectives. Reductions the core has (sum, prod, min, max
+// and the bitwise ops on its integer and float types) run in the core; every other
+// reduction is computed here: each rank's contribution is gathered and combined in
+// rank order, x0 op (x1 op (... op x(n-1))), so every rank gets the same bits and a
+// non-commutative operation keeps its order.
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "mpi/src/arguments.h"
+#include "mpi/src/collective_helpers.h"
+#include "mpi/src/derived_types.h"
 #include "mpi/src/errors.h"
 #include "mpi/src/export.h"
 #include "mpi/src/objects.h"
 #include "mpi/src/reduce_ops.h"
+#include "mpi/src/started.h"
 
-using weft::mpi::comm_of;
+using weft::mpi::as_request;
+using weft::mpi::bytes_at;
+using weft::mpi::check_same_bytes;
+using weft::mpi::communicator;
 using weft::mpi::mpi_call;
 using weft::mpi::MpiError;
+using weft::mpi::run_collective;
+using weft::mpi::Started;
+using weft::mpi::wait_for;
 
 namespace {
 
-std::byte* at(void* base, uint64_t offset) { return static_cast<std::byte*>(base) + offset; }
-
-weft::Tensor bytes_at(void* base, uint64_t offset, uint64_t bytes) {
-  return weft::Tensor(at(base, offset), bytes, weft::DType::kUInt8);
+Started start_barrier(const MPI_ABI_Comm& c, bool async) {
+  return {run_collective(
+      async, [&] { weft::barrier(c.group); }, [&] { return weft::ibarrier(c.group); })};
 }
 
-// The sender's and the receiver's descriptions of one block must be the same size.
-void check_same_bytes(const weft::Tensor& send, const weft::Tensor& recv) {
-  if (send.bytes() != recv.bytes()) {
-    throw MpiError(MPI_ERR_TRUNCATE, "the send block has " + std::to_string(send.bytes()) +
-                                         " bytes but the receive block " +
-                                         std::to_string(recv.bytes()));
-  }
-}
-
-// Combines the n contributions laid out one after another in `all` into `out`.
-void combine_in_rank_order(MPI_Op op, const weft::mpi::TypeInfo& type, int count, int n,
-                           const std::vector<std::byte>& all, void* out) {
-  size_t block = static_cast<size_t>(count) * type.extent;
-  std::vector<std::byte> acc(all.end() - static_cast<std::ptrdiff_t>(block), all.end());
-  for (int r = n - 2; r >= 0; --r) {
-    weft::mpi::reduce_local(op, type, all.data() + static_cast<size_t>(r) * block, acc.data(),
-                            static_cast<size_t>(count));
-  }
-  if (block > 0) std::memcpy(out, acc.data(), block);
+Started start_bcast(void* buffer, int count, MPI_Datatype datatype, int root, const MPI_ABI_Comm& c,
+                    bool async) {
+  weft::Tensor bytes = weft::mpi::bytes_of(buffer, count, datatype, "broadcast");
+  int r = weft::mpi::checked_root(c, root);
+  return {run_collective(
+      async, [&] { weft::broadcast(bytes, r, c.group); },
+      [&] { return weft::ibroadcast(bytes, r, c.group); })};
 }
 
 // The reduction of every rank's `input` (count elements), into `output` on every rank
 // (root < 0) or on `root` only.
-void reduce_to(const void* input, void* output, int count, MPI_Datatype datatype, MPI_Op op,
-               int root, const MPI_ABI_Comm& c) {
+Started start_reduce(const void* input, void* output, int count, MPI_Datatype datatype, MPI_Op op,
+                     int root, const MPI_ABI_Comm& c, bool async) {
   const weft::mpi::TypeInfo& type = weft::mpi::type_info(datatype);
   weft::mpi::check_op(op, type);
   bool everyone = root < 0;
@@ -61,21 +58,123 @@ void reduce_to(const void* input, void* output, int count, MPI_Datatype datatype
     weft::Tensor typed_in(in.data(), static_cast<uint64_t>(count), dtype);
     weft::Tensor typed_out(out.data(), static_cast<uint64_t>(count), dtype);
     if (everyone) {
-      weft::all_reduce(typed_in, typed_out, *core_op, c.group);
-    } else {
-      weft::reduce(typed_in, typed_out, root, *core_op, c.group);
+      return {run_collective(
+          async, [&] { weft::all_reduce(typed_in, typed_out, *core_op, c.group); },
+          [&] { return weft::iall_reduce(typed_in, typed_out, *core_op, c.group); })};
     }
-    return;
+    return {run_collective(
+        async, [&] { weft::reduce(typed_in, typed_out, root, *core_op, c.group); },
+        [&] { return weft::ireduce(typed_in, typed_out, root, *core_op, c.group); })};
   }
   int n = c.group.size();
-  std::vector<std::byte> all(in.bytes() * static_cast<size_t>(n));
-  weft::Tensor gathered(all.data(), all.size(), weft::DType::kUInt8);
-  if (everyone) {
-    weft::all_gather(in, gathered, c.group);
-  } else {
-    weft::gather(in, gathered, root, c.group);
+  auto all = std::make_shared<std::vector<std::byte>>(in.bytes() * static_cast<size_t>(n));
+  weft::Tensor gathered(all->data(), all->size(), weft::DType::kUInt8);
+  Started started;
+  started.keep_alive = all;
+  started.request = run_collective(
+      async,
+      [&] {
+        if (everyone) {
+          weft::all_gather(in, gathered, c.group);
+        } else {
+          weft::gather(in, gathered, root, c.group);
+        }
+      },
+      [&] {
+        return everyone ? weft::iall_gather(in, gathered, c.group)
+                        : weft::igather(in, gathered, root, c.group);
+      });
+  if (receives) {
+    started.finish = [op, &type, count, n, all, output] {
+      weft::mpi::combine_in_rank_order(op, type, static_cast<size_t>(count), 0, n - 1, all->data(),
+                                       output);
+    };
   }
-  if (receives) combine_in_rank_order(op, type, count, n, all, output);
+  return started;
+}
+
+Started start_rooted_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                            MPI_Op op, int root, const MPI_ABI_Comm& c, bool async) {
+  weft::mpi::checked_root(c, root);
+  if (sendbuf == MPI_IN_PLACE && c.group.rank() != root) {
+    throw MpiError(MPI_ERR_BUFFER, "MPI_IN_PLACE is the root's alone");
+  }
+  return start_reduce(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf, count, datatype, op,
+                      root, c, async);
+}
+
+Started start_gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                     int recvcount, MPI_Datatype recvtype, int root, const MPI_ABI_Comm& c,
+                     bool async) {
+  weft::mpi::checked_root(c, root);
+  int n = c.group.size(), me = c.group.rank();
+  weft::Tensor in, all;
+  if (me != root) {
+    in = weft::mpi::bytes_of(sendbuf, sendcount, sendtype, "send");
+  } else {
+    weft::Tensor block = weft::mpi::bytes_of(recvbuf, recvcount, recvtype, "receive");
+    all = bytes_at(recvbuf, 0, block.bytes() * static_cast<uint64_t>(n));
+    // In place, the root's block is already where it belongs.
+    in = sendbuf == MPI_IN_PLACE
+             ? bytes_at(recvbuf, block.bytes() * static_cast<uint64_t>(me), block.bytes())
+             : weft::mpi::bytes_of(sendbuf, sendcount, sendtype, "send");
+    check_same_bytes(in, block);
+  }
+  return {run_collective(
+      async, [&] { weft::gather(in, all, root, c.group); },
+      [&] { return weft::igather(in, all, root, c.group); })};
+}
+
+Started start_scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                      int recvcount, MPI_Datatype recvtype, int root, const MPI_ABI_Comm& c,
+                      bool async) {
+  weft::mpi::checked_root(c, root);
+  int n = c.group.size(), me = c.group.rank();
+  weft::Tensor all, out;
+  if (me != root) {
+    out = weft::mpi::bytes_of(recvbuf, recvcount, recvtype, "receive");
+  } else {
+    weft::Tensor block = weft::mpi::bytes_of(sendbuf, sendcount, sendtype, "send");
+    all = bytes_at(sendbuf, 0, block.bytes() * static_cast<uint64_t>(n));
+    out = recvbuf == MPI_IN_PLACE
+              ? bytes_at(sendbuf, block.bytes() * static_cast<uint64_t>(me), block.bytes())
+              : weft::mpi::bytes_of(recvbuf, recvcount, recvtype, "receive");
+    check_same_bytes(block, out);
+  }
+  return {run_collective(
+      async, [&] { weft::scatter(all, out, root, c.group); },
+      [&] { return weft::iscatter(all, out, root, c.group); })};
+}
+
+Started start_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                        int recvcount, MPI_Datatype recvtype, const MPI_ABI_Comm& c, bool async) {
+  int n = c.group.size(), me = c.group.rank();
+  weft::Tensor block = weft::mpi::bytes_of(recvbuf, recvcount, recvtype, "receive");
+  weft::Tensor all = bytes_at(recvbuf, 0, block.bytes() * static_cast<uint64_t>(n));
+  weft::Tensor in =
+      sendbuf == MPI_IN_PLACE
+          ? bytes_at(recvbuf, block.bytes() * static_cast<uint64_t>(me), block.bytes())
+          : weft::mpi::bytes_of(sendbuf, sendcount, sendtype, "send");
+  check_same_bytes(in, block);
+  return {run_collective(
+      async, [&] { weft::all_gather(in, all, c.group); },
+      [&] { return weft::iall_gather(in, all, c.group); })};
+}
+
+Started start_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                       int recvcount, MPI_Datatype recvtype, const MPI_ABI_Comm& c, bool async) {
+  uint64_t n = static_cast<uint64_t>(c.group.size());
+  weft::Tensor block = weft::mpi::bytes_of(recvbuf, recvcount, recvtype, "receive");
+  weft::Tensor all_out = bytes_at(recvbuf, 0, block.bytes() * n);
+  weft::Tensor all_in = all_out;  // the core's all_to_all works in place
+  if (sendbuf != MPI_IN_PLACE) {
+    weft::Tensor send_block = weft::mpi::bytes_of(sendbuf, sendcount, sendtype, "send");
+    check_same_bytes(send_block, block);
+    all_in = bytes_at(sendbuf, 0, send_block.bytes() * n);
+  }
+  return {run_collective(
+      async, [&] { weft::all_to_all(all_in, all_out, c.group); },
+      [&] { return weft::iall_to_all(all_in, all_out, c.group); })};
 }
 
 }  // namespace
@@ -83,143 +182,156 @@ void reduce_to(const void* input, void* output, int count, MPI_Datatype datatype
 extern "C" {
 
 int PMPI_Barrier(MPI_Comm comm) {
-  return mpi_call("MPI_Barrier", comm, [&] {
-    weft::mpi::require_initialized("MPI_Barrier");
-    weft::barrier(comm_of(comm).group);
-  });
+  return mpi_call("MPI_Barrier", comm,
+                  [&] { wait_for(start_barrier(communicator(comm, "MPI_Barrier"), false)); });
 }
 WEFT_MPI_ALIAS(Barrier)
 
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
+  return mpi_call("MPI_Ibarrier", comm, [&] {
+    *request = as_request(start_barrier(communicator(comm, "MPI_Ibarrier"), true), comm);
+  });
+}
+WEFT_MPI_ALIAS(Ibarrier)
+
 int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   return mpi_call("MPI_Bcast", comm, [&] {
-    weft::mpi::require_initialized("MPI_Bcast");
-    const MPI_ABI_Comm& c = comm_of(comm);
-    weft::Tensor bytes = weft::mpi::bytes_of(buffer, count, datatype, "broadcast");
-    weft::broadcast(bytes, weft::mpi::checked_root(c, root), c.group);
+    wait_for(start_bcast(buffer, count, datatype, root, communicator(comm, "MPI_Bcast"), false));
   });
 }
 WEFT_MPI_ALIAS(Bcast)
 
+int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                MPI_Request* request) {
+  return mpi_call("MPI_Ibcast", comm, [&] {
+    *request = as_request(
+        start_bcast(buffer, count, datatype, root, communicator(comm, "MPI_Ibcast"), true), comm);
+  });
+}
+WEFT_MPI_ALIAS(Ibcast)
+
 int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 int root, MPI_Comm comm) {
   return mpi_call("MPI_Reduce", comm, [&] {
-    weft::mpi::require_initialized("MPI_Reduce");
-    const MPI_ABI_Comm& c = comm_of(comm);
-    weft::mpi::checked_root(c, root);
-    bool at_root = c.group.rank() == root;
-    if (sendbuf == MPI_IN_PLACE && !at_root) {
-      throw MpiError(MPI_ERR_BUFFER, "MPI_IN_PLACE is the root's alone");
-    }
-    reduce_to(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf, count, datatype, op, root, c);
+    wait_for(start_rooted_reduce(sendbuf, recvbuf, count, datatype, op, root,
+                                 communicator(comm, "MPI_Reduce"), false));
   });
 }
 WEFT_MPI_ALIAS(Reduce)
 
+int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                 int root, MPI_Comm comm, MPI_Request* request) {
+  return mpi_call("MPI_Ireduce", comm, [&] {
+    *request = as_request(start_rooted_reduce(sendbuf, recvbuf, count, datatype, op, root,
+                                              communicator(comm, "MPI_Ireduce"), true),
+                          comm);
+  });
+}
+WEFT_MPI_ALIAS(Ireduce)
+
 int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                    MPI_Comm comm) {
   return mpi_call("MPI_Allreduce", comm, [&] {
-    weft::mpi::require_initialized("MPI_Allreduce");
-    reduce_to(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf, count, datatype, op, -1,
-              comm_of(comm));
+    wait_for(start_reduce(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf, count, datatype, op,
+                          -1, communicator(comm, "MPI_Allreduce"), false));
   });
 }
 WEFT_MPI_ALIAS(Allreduce)
 
+int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                    MPI_Comm comm, MPI_Request* request) {
+  return mpi_call("MPI_Iallreduce", comm, [&] {
+    *request =
+        as_request(start_reduce(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf, count,
+                                datatype, op, -1, communicator(comm, "MPI_Iallreduce"), true),
+                   comm);
+  });
+}
+WEFT_MPI_ALIAS(Iallreduce)
+
 int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   return mpi_call("MPI_Gather", comm, [&] {
-    weft::mpi::require_initialized("MPI_Gather");
-    const MPI_ABI_Comm& c = comm_of(comm);
-    weft::mpi::checked_root(c, root);
-    int n = c.group.size(), me = c.group.rank();
-    if (me != root) {
-      weft::Tensor in = weft::mpi::bytes_of(sendbuf, sendcount, sendtype, "send");
-      weft::gather(in, weft::Tensor(), root, c.group);
-      return;
-    }
-    weft::Tensor block = weft::mpi::bytes_of(recvbuf, recvcount, recvtype, "receive");
-    weft::Tensor all = bytes_at(recvbuf, 0, block.bytes() * static_cast<uint64_t>(n));
-    // In place, the root's block is already where it belongs.
-    weft::Tensor in =
-        sendbuf == MPI_IN_PLACE
-            ? bytes_at(recvbuf, block.bytes() * static_cast<uint64_t>(me), block.bytes())
-            : weft::mpi::bytes_of(sendbuf, sendcount, sendtype, "send");
-    check_same_bytes(in, block);
-    weft::gather(in, all, root, c.group);
+    wait_for(start_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                          communicator(comm, "MPI_Gather"), false));
   });
 }
 WEFT_MPI_ALIAS(Gather)
 
+int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                 MPI_Request* request) {
+  return mpi_call("MPI_Igather", comm, [&] {
+    *request = as_request(start_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                       root, communicator(comm, "MPI_Igather"), true),
+                          comm);
+  });
+}
+WEFT_MPI_ALIAS(Igather)
+
 int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   return mpi_call("MPI_Scatter", comm, [&] {
-    weft::mpi::require_initialized("MPI_Scatter");
-    const MPI_ABI_Comm& c = comm_of(comm);
-    weft::mpi::checked_root(c, root);
-    int n = c.group.size(), me = c.group.rank();
-    if (me != root) {
-      weft::Tensor out = weft::mpi::bytes_of(recvbuf, recvcount, recvtype, "receive");
-      weft::scatter(weft::Tensor(), out, root, c.group);
-      return;
-    }
-    weft::Tensor block = weft::mpi::bytes_of(sendbuf, sendcount, sendtype, "send");
-    weft::Tensor all =
-        bytes_at(const_cast<void*>(sendbuf), 0, block.bytes() * static_cast<uint64_t>(n));
-    weft::Tensor out = recvbuf == MPI_IN_PLACE
-                           ? bytes_at(const_cast<void*>(sendbuf),
-                                      block.bytes() * static_cast<uint64_t>(me), block.bytes())
-                           : weft::mpi::bytes_of(recvbuf, recvcount, recvtype, "receive");
-    check_same_bytes(block, out);
-    weft::scatter(all, out, root, c.group);
+    wait_for(start_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                           communicator(comm, "MPI_Scatter"), false));
   });
 }
 WEFT_MPI_ALIAS(Scatter)
 
+int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  MPI_Request* request) {
+  return mpi_call("MPI_Iscatter", comm, [&] {
+    *request = as_request(start_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                        root, communicator(comm, "MPI_Iscatter"), true),
+                          comm);
+  });
+}
+WEFT_MPI_ALIAS(Iscatter)
+
 int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   return mpi_call("MPI_Allgather", comm, [&] {
-    weft::mpi::require_initialized("MPI_Allgather");
-    const MPI_ABI_Comm& c = comm_of(comm);
-    int n = c.group.size(), me = c.group.rank();
-    weft::Tensor block = weft::mpi::bytes_of(recvbuf, recvcount, recvtype, "receive");
-    weft::Tensor all = bytes_at(recvbuf, 0, block.bytes() * static_cast<uint64_t>(n));
-    weft::Tensor in =
-        sendbuf == MPI_IN_PLACE
-            ? bytes_at(recvbuf, block.bytes() * static_cast<uint64_t>(me), block.bytes())
-            : weft::mpi::bytes_of(sendbuf, sendcount, sendtype, "send");
-    check_same_bytes(in, block);
-    weft::all_gather(in, all, c.group);
+    wait_for(start_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                             communicator(comm, "MPI_Allgather"), false));
   });
 }
 WEFT_MPI_ALIAS(Allgather)
 
+int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return mpi_call("MPI_Iallgather", comm, [&] {
+    *request = as_request(start_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                          recvtype, communicator(comm, "MPI_Iallgather"), true),
+                          comm);
+  });
+}
+WEFT_MPI_ALIAS(Iallgather)
+
 int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   return mpi_call("MPI_Alltoall", comm, [&] {
-    weft::mpi::require_initialized("MPI_Alltoall");
-    const MPI_ABI_Comm& c = comm_of(comm);
-    uint64_t n = static_cast<uint64_t>(c.group.size());
-    weft::Tensor block = weft::mpi::bytes_of(recvbuf, recvcount, recvtype, "receive");
-    weft::Tensor all_out = bytes_at(recvbuf, 0, block.bytes() * n);
-    // In place, the blocks to send are read from the receive buffer before it is written.
-    std::vector<std::byte> copy;
-    weft::Tensor all_in;
-    if (sendbuf == MPI_IN_PLACE) {
-      copy.assign(at(recvbuf, 0), at(recvbuf, all_out.bytes()));
-      all_in = weft::Tensor(copy.data(), copy.size(), weft::DType::kUInt8);
-    } else {
-      weft::Tensor send_block = weft::mpi::bytes_of(sendbuf, sendcount, sendtype, "send");
-      check_same_bytes(send_block, block);
-      all_in = bytes_at(const_cast<void*>(sendbuf), 0, send_block.bytes() * n);
-    }
-    weft::all_to_all(all_in, all_out, c.group);
+    wait_for(start_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                            communicator(comm, "MPI_Alltoall"), false));
   });
 }
 WEFT_MPI_ALIAS(Alltoall)
 
+int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return mpi_call("MPI_Ialltoall", comm, [&] {
+    *request = as_request(start_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                         communicator(comm, "MPI_Ialltoall"), true),
+                          comm);
+  });
+}
+WEFT_MPI_ALIAS(Ialltoall)
+
 int PMPI_Type_size(MPI_Datatype datatype, int* size) {
-  return mpi_call("MPI_Type_size", MPI_COMM_WORLD,
-                  [&] { *size = static_cast<int>(weft::mpi::type_info(datatype).size); });
+  return mpi_call("MPI_Type_size", MPI_COMM_WORLD, [&] {
+    size_t bytes = weft::mpi::datatype_size(datatype);
+    *size = bytes > INT32_MAX ? MPI_UNDEFINED : static_cast<int>(bytes);
+  });
 }
 WEFT_MPI_ALIAS(Type_size)
 

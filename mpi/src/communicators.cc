@@ -8,23 +8,9 @@
 #include "mpi/src/objects.h"
 
 using weft::mpi::comm_of;
+using weft::mpi::make_comm;
 using weft::mpi::mpi_call;
 using weft::mpi::MpiError;
-
-namespace {
-
-// A new communicator object for `group`, taking `parent`'s error handler as MPI_Comm_dup
-// and MPI_Comm_split do.
-MPI_Comm make_comm(const weft::Group& group, const MPI_ABI_Comm& parent) {
-  auto* comm = new MPI_ABI_Comm();
-  comm->group = group;
-  comm->errhandler = parent.errhandler;
-  for (int r = 0; r < group.size(); ++r) comm->world_ranks.push_back(group.world_rank(r));
-  comm->name = "a communicator of " + std::to_string(group.size()) + " rank(s)";
-  return comm;
-}
-
-}  // namespace
 
 extern "C" {
 

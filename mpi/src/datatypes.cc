@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "mpi/src/derived_types.h"
 #include "mpi/src/errors.h"
 
 namespace weft::mpi {
@@ -24,18 +25,18 @@ struct Entry {
   TypeInfo info;
 };
 
-#define WEFT_TYPE(handle, ctype, element, family)            \
-  Entry {                                                    \
-    reinterpret_cast<uintptr_t>(handle), {                   \
-#handle, sizeof(ctype), sizeof(ctype), element, family \
-    }                                                        \
+#define WEFT_TYPE(handle, ctype, element, family)                    \
+  Entry {                                                            \
+    reinterpret_cast<uintptr_t>(handle), {                           \
+#handle, sizeof(ctype), sizeof(ctype), element, family, handle \
+    }                                                                \
   }
 // A value-index pair's size is that of its two members; its extent includes the padding.
-#define WEFT_PAIR(handle, V, I, element)                                     \
-  Entry {                                                                    \
-    reinterpret_cast<uintptr_t>(handle), {                                   \
-#handle, sizeof(V) + sizeof(I), sizeof(Pair <V, I>), element, F::kPair \
-    }                                                                        \
+#define WEFT_PAIR(handle, V, I, element)                                             \
+  Entry {                                                                            \
+    reinterpret_cast<uintptr_t>(handle), {                                           \
+#handle, sizeof(V) + sizeof(I), sizeof(Pair <V, I>), element, F::kPair, handle \
+    }                                                                                \
   }
 
 const Entry kEntries[] = {
@@ -137,9 +138,13 @@ const TypeInfo& type_info(MPI_Datatype datatype) {
   }
   if (datatype == MPI_DATATYPE_NULL)
     throw MpiError(MPI_ERR_TYPE, "the datatype is MPI_DATATYPE_NULL");
+  if (is_derived(datatype)) {
+    throw MpiError(MPI_ERR_TYPE,
+                   "the datatype is a derived datatype, which this function "
+                   "does not take yet (only predefined ones)");
+  }
   throw MpiError(MPI_ERR_TYPE, "datatype " + std::to_string(handle) +
-                                   " is not a predefined datatype (derived datatypes are not "
-                                   "supported yet)");
+                                   " is not a valid datatype (freed, or never created)");
 }
 
 std::optional<weft::DType> core_dtype(Element element) {

@@ -60,9 +60,11 @@ struct TypeInfo {
   size_t extent;     // the stride of an array: what a count of them occupies and moves
   Element element;
   Family family;
+  MPI_Datatype handle;  // what a user-defined operation is told the datatype is
 };
 
-// MpiError(MPI_ERR_TYPE) for MPI_DATATYPE_NULL and anything not predefined.
+// MpiError(MPI_ERR_TYPE) for MPI_DATATYPE_NULL and anything not predefined (derived
+// datatypes: typemap_of and datatype_size in derived_types.h cover both kinds).
 const TypeInfo& type_info(MPI_Datatype datatype);
 
 // The core's dtype for elements the core reduces itself.

@@ -31,6 +31,20 @@ MPI_ABI_Comm& comm_of(MPI_Comm comm) {
   return *reinterpret_cast<MPI_ABI_Comm*>(comm);
 }
 
+MPI_ABI_Comm& communicator(MPI_Comm comm, const char* function) {
+  require_initialized(function);
+  return comm_of(comm);
+}
+
+MPI_Comm make_comm(const weft::Group& group, const MPI_ABI_Comm& parent) {
+  auto* comm = new MPI_ABI_Comm();
+  comm->group = group;
+  comm->errhandler = parent.errhandler;
+  for (int r = 0; r < group.size(); ++r) comm->world_ranks.push_back(group.world_rank(r));
+  comm->name = "a communicator of " + std::to_string(group.size()) + " rank(s)";
+  return comm;
+}
+
 MPI_Comm handle_of(MPI_ABI_Comm* comm) {
   LibraryState& lib = library();
   if (comm == &lib.world) return MPI_COMM_WORLD;

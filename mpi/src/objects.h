@@ -8,6 +8,8 @@
 #include <weft/weft.h>
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -21,6 +23,13 @@ struct MPI_ABI_Comm {
   std::string name;  // for messages: "MPI_COMM_WORLD", "a communicator of 2"
 };
 
+// A group: world ranks by rank in the group. MPI_GROUP_EMPTY is a predefined one.
+struct MPI_ABI_Group {
+  static constexpr uint32_t kMagic = 0x57475250;  // "WGRP"
+  uint32_t magic = kMagic;
+  std::vector<int> world_ranks;
+};
+
 struct MPI_ABI_Request {
   static constexpr uint32_t kMagic = 0x57524551;  // "WREQ"
   uint32_t magic = kMagic;
@@ -28,6 +37,14 @@ struct MPI_ABI_Request {
   bool is_receive = false;
   bool proc_null = false;         // to or from MPI_PROC_NULL: completes empty
   MPI_Comm comm = MPI_COMM_NULL;  // whose error handler applies
+  // A non-blocking collective's last step, run once `request` completes (combining
+  // gathered contributions, say), and the buffers it needs until then.
+  std::function<void()> finish;
+  std::shared_ptr<void> keep_alive;
+  // A persistent request (MPI_Send_init, MPI_Recv_init) starts its operation anew with
+  // each MPI_Start; completing it leaves it allocated and inactive.
+  std::function<weft::Request()> restart;  // empty: not persistent
+  bool active = false;
 };
 
 namespace weft::mpi {
@@ -51,8 +68,13 @@ void require_initialized(const char* function);
 
 // The communicator behind a handle; MpiError(MPI_ERR_COMM) for MPI_COMM_NULL or garbage.
 MPI_ABI_Comm& comm_of(MPI_Comm comm);
+// The same, for `function`, which also needs MPI to be initialised.
+MPI_ABI_Comm& communicator(MPI_Comm comm, const char* function);
 // The handle of a communicator object.
 MPI_Comm handle_of(MPI_ABI_Comm* comm);
+// A new communicator for `group`, made from `parent` (MPI_Comm_dup, _split, _create...),
+// whose error handler it takes, as the standard says.
+MPI_Comm make_comm(const weft::Group& group, const MPI_ABI_Comm& parent);
 
 // The error handler that applies to a failure on `comm`: its own, or MPI_COMM_WORLD's
 // when `comm` is not a valid communicator.
@@ -60,6 +82,10 @@ MPI_Errhandler errhandler_for(MPI_Comm comm);
 
 // This process's rank in MPI_COMM_WORLD, or -1 before MPI_Init.
 int world_rank_or_unknown();
+
+// The group behind a handle (MPI_GROUP_EMPTY's is an empty one); MpiError(MPI_ERR_GROUP)
+// for MPI_GROUP_NULL or garbage. `what` names the argument in the message.
+MPI_ABI_Group& group_of(MPI_Group group, const char* what = "group");
 
 // The request behind a handle; MpiError(MPI_ERR_REQUEST) for garbage.
 MPI_ABI_Request& request_of(MPI_Request request);

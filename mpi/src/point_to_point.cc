@@ -4,14 +4,17 @@
 #include <string>
 
 #include "mpi/src/arguments.h"
+#include "mpi/src/derived_types.h"
 #include "mpi/src/errors.h"
 #include "mpi/src/export.h"
+#include "mpi/src/message.h"
 #include "mpi/src/objects.h"
 #include "mpi/src/requests.h"
 
 using weft::mpi::comm_of;
 using weft::mpi::core_rank;
 using weft::mpi::core_tag;
+using weft::mpi::Message;
 using weft::mpi::mpi_call;
 using weft::mpi::MpiError;
 
@@ -21,10 +24,10 @@ int PMPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int t
   return mpi_call("MPI_Send", comm, [&] {
     weft::mpi::require_initialized("MPI_Send");
     MPI_ABI_Comm& c = comm_of(comm);
-    weft::Tensor bytes = weft::mpi::bytes_of(buf, count, datatype, "send");
+    Message message = Message::outgoing(buf, count, datatype, "send");
     int core_tag_value = core_tag(tag, false);
     if (dest == MPI_PROC_NULL) return;
-    weft::send(bytes, core_rank(c, dest, false, "destination"), core_tag_value, c.group);
+    weft::send(message.tensor(), core_rank(c, dest, false, "destination"), core_tag_value, c.group);
   });
 }
 WEFT_MPI_ALIAS(Send)
@@ -34,15 +37,16 @@ int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, 
   return mpi_call("MPI_Recv", comm, [&] {
     weft::mpi::require_initialized("MPI_Recv");
     MPI_ABI_Comm& c = comm_of(comm);
-    weft::Tensor bytes = weft::mpi::bytes_of(buf, count, datatype, "receive");
+    Message message = Message::incoming(buf, count, datatype, "receive");
     int core_tag_value = core_tag(tag, true);
     if (source == MPI_PROC_NULL) {
       weft::mpi::set_proc_null_status(status);
       return;
     }
-    weft::Request r =
-        weft::irecv(bytes, core_rank(c, source, true, "source"), core_tag_value, c.group);
+    weft::Request r = weft::irecv(message.tensor(), core_rank(c, source, true, "source"),
+                                  core_tag_value, c.group);
     r.wait();
+    message.unpack(r.bytes());
     weft::mpi::set_status(status, r.source(), r.tag(), r.bytes());
   });
 }
@@ -53,16 +57,14 @@ int PMPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
   return mpi_call("MPI_Isend", comm, [&] {
     weft::mpi::require_initialized("MPI_Isend");
     MPI_ABI_Comm& c = comm_of(comm);
-    weft::Tensor bytes = weft::mpi::bytes_of(buf, count, datatype, "send");
+    Message message = Message::outgoing(buf, count, datatype, "send");
     int core_tag_value = core_tag(tag, false);
+    int peer = dest == MPI_PROC_NULL ? -1 : core_rank(c, dest, false, "destination");
     auto* r = new MPI_ABI_Request();
     r->comm = comm;
-    if (dest == MPI_PROC_NULL) {
-      r->proc_null = true;
-    } else {
-      r->request =
-          weft::isend(bytes, core_rank(c, dest, false, "destination"), core_tag_value, c.group);
-    }
+    r->proc_null = peer < 0;
+    if (peer >= 0) r->request = weft::isend(message.tensor(), peer, core_tag_value, c.group);
+    r->keep_alive = message.keep_alive();  // a packed copy goes out from there
     *request = r;
   });
 }
@@ -73,16 +75,19 @@ int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag,
   return mpi_call("MPI_Irecv", comm, [&] {
     weft::mpi::require_initialized("MPI_Irecv");
     MPI_ABI_Comm& c = comm_of(comm);
-    weft::Tensor bytes = weft::mpi::bytes_of(buf, count, datatype, "receive");
+    Message message = Message::incoming(buf, count, datatype, "receive");
     int core_tag_value = core_tag(tag, true);
+    int peer = source == MPI_PROC_NULL ? -2 : core_rank(c, source, true, "source");
     auto* r = new MPI_ABI_Request();
     r->comm = comm;
     r->is_receive = true;
-    if (source == MPI_PROC_NULL) {
-      r->proc_null = true;
-    } else {
-      r->request =
-          weft::irecv(bytes, core_rank(c, source, true, "source"), core_tag_value, c.group);
+    r->proc_null = peer == -2;
+    if (!r->proc_null) {
+      r->request = weft::irecv(message.tensor(), peer, core_tag_value, c.group);
+      if (message.keep_alive()) {
+        // Staged: the message is spread into the program's buffer once it is in.
+        r->finish = [message, received = r->request] { message.unpack(received.bytes()); };
+      }
     }
     *request = r;
   });
@@ -95,21 +100,23 @@ int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
   return mpi_call("MPI_Sendrecv", comm, [&] {
     weft::mpi::require_initialized("MPI_Sendrecv");
     MPI_ABI_Comm& c = comm_of(comm);
-    weft::Tensor out = weft::mpi::bytes_of(sendbuf, sendcount, sendtype, "send");
-    weft::Tensor in = weft::mpi::bytes_of(recvbuf, recvcount, recvtype, "receive");
+    Message out = Message::outgoing(sendbuf, sendcount, sendtype, "send");
+    Message in = Message::incoming(recvbuf, recvcount, recvtype, "receive");
     int out_tag = core_tag(sendtag, false), in_tag = core_tag(recvtag, true);
     // The receive is posted first, so that two ranks exchanging never wait on each other.
     weft::Request received;
     if (source != MPI_PROC_NULL) {
-      received = weft::irecv(in, core_rank(c, source, true, "source"), in_tag, c.group);
+      received = weft::irecv(in.tensor(), core_rank(c, source, true, "source"), in_tag, c.group);
     }
-    if (dest != MPI_PROC_NULL)
-      weft::send(out, core_rank(c, dest, false, "destination"), out_tag, c.group);
+    if (dest != MPI_PROC_NULL) {
+      weft::send(out.tensor(), core_rank(c, dest, false, "destination"), out_tag, c.group);
+    }
     if (!received.valid()) {
       weft::mpi::set_proc_null_status(status);
       return;
     }
     received.wait();
+    in.unpack(received.bytes());
     weft::mpi::set_status(status, received.source(), received.tag(), received.bytes());
   });
 }
@@ -151,8 +158,13 @@ WEFT_MPI_ALIAS(Iprobe)
 
 int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
   return mpi_call("MPI_Get_count", MPI_COMM_WORLD, [&] {
-    const weft::mpi::TypeInfo& type = weft::mpi::type_info(datatype);
     uint64_t bytes = weft::mpi::status_bytes(*status);
+    if (weft::mpi::is_derived(datatype)) {
+      uint64_t n = weft::mpi::element_count(bytes, datatype);
+      *count = n > INT32_MAX ? MPI_UNDEFINED : static_cast<int>(n);
+      return;
+    }
+    const weft::mpi::TypeInfo& type = weft::mpi::type_info(datatype);
     // Elements travel at their extent (a pair type with its padding).
     if (type.extent == 0) {
       *count = 0;

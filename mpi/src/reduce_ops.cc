@@ -1,10 +1,13 @@
 #include "mpi/src/reduce_ops.h"
 
+#include <algorithm>
+#include <climits>
 #include <complex>
 #include <cstdint>
 #include <string>
 
 #include "mpi/src/errors.h"
+#include "mpi/src/user_ops.h"
 
 namespace weft::mpi {
 namespace {
@@ -155,6 +158,24 @@ void located(Kind kind, const void* in_bytes, void* inout_bytes, size_t n) {
   }
 }
 
+// A user function takes its length as an int: a longer span is handed over in pieces,
+// each inout[i] = in[i] op inout[i] elementwise, so the pieces are independent.
+void call_user_function(const MPI_ABI_Op& user, const TypeInfo& type, const void* in, void* inout,
+                        size_t n) {
+  // The standard's signature takes invec as void*, though it is only read.
+  auto* a = static_cast<std::byte*>(const_cast<void*>(in));
+  auto* b = static_cast<std::byte*>(inout);
+  MPI_Datatype datatype = type.handle;
+  while (n > 0) {
+    size_t piece = std::min<size_t>(n, INT_MAX);
+    int len = static_cast<int>(piece);
+    user.function(a, b, &len, &datatype);
+    a += piece * type.extent;
+    b += piece * type.extent;
+    n -= piece;
+  }
+}
+
 template <typename T>
 const T* as(const void* p) {
   return static_cast<const T*>(p);
@@ -169,10 +190,12 @@ T* as(void* p) {
 void check_op(MPI_Op op, const TypeInfo& type) {
   std::optional<Kind> kind = kind_of(op);
   if (!kind) {
-    throw MpiError(MPI_ERR_OP, op == MPI_OP_NULL ? "the operation is MPI_OP_NULL"
-                                                 : "not a predefined reduction operation "
-                                                   "(user-defined operations are not supported "
-                                                   "yet)");
+    if (op == MPI_OP_NULL) throw MpiError(MPI_ERR_OP, "the operation is MPI_OP_NULL");
+    // A user-defined operation applies to any datatype: its function decides.
+    if (user_op_or_null(op) != nullptr) return;
+    throw MpiError(MPI_ERR_OP,
+                   "not a reduction operation (MPI_REPLACE and MPI_NO_OP are "
+                   "for one-sided communication)");
   }
   if (!allowed(*kind, type.family) || type.element == Element::kNone) {
     throw MpiError(MPI_ERR_OP, std::string("this operation is not defined on ") + type.name);
@@ -181,6 +204,10 @@ void check_op(MPI_Op op, const TypeInfo& type) {
 
 void reduce_local(MPI_Op op, const TypeInfo& type, const void* in, void* inout, size_t n) {
   check_op(op, type);
+  if (const MPI_ABI_Op* user = user_op_or_null(op)) {
+    call_user_function(*user, type, in, inout, n);
+    return;
+  }
   Kind k = *kind_of(op);
   switch (type.element) {
     case Element::kInt8:
@@ -265,7 +292,8 @@ void reduce_local(MPI_Op op, const TypeInfo& type, const void* in, void* inout, 
 }
 
 std::optional<weft::ReduceOp> core_op(MPI_Op op, const TypeInfo& type) {
-  if (!core_dtype(type.element)) return std::nullopt;
+  // A user-defined operation is never the core's: it is combined in rank order here.
+  if (!kind_of(op) || !core_dtype(type.element)) return std::nullopt;
   bool integral = type.family == Family::kCInteger || type.family == Family::kFortranInteger;
   if (op == MPI_SUM) return weft::ReduceOp::kSum;
   if (op == MPI_PROD) return weft::ReduceOp::kProduct;

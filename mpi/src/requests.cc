@@ -12,7 +12,13 @@ namespace weft::mpi {
 
 bool is_done(MPI_Request request) {
   MPI_ABI_Request& r = request_of(request);
-  return r.proc_null || r.request.is_completed();
+  return r.proc_null || !r.request.valid() || r.request.is_completed();
+}
+
+bool is_inactive(MPI_Request request) {
+  if (request == MPI_REQUEST_NULL) return true;
+  MPI_ABI_Request& r = request_of(request);
+  return r.restart && !r.active;
 }
 
 void complete(MPI_Request* request, MPI_Status* status) {
@@ -21,7 +27,16 @@ void complete(MPI_Request* request, MPI_Status* status) {
     return;
   }
   MPI_ABI_Request& r = request_of(*request);
+  if (r.restart && !r.active) {
+    set_empty_status(status);
+    return;
+  }
   auto release = [&] {
+    if (r.restart) {  // persistent: kept for the next MPI_Start
+      r.active = false;
+      r.request = weft::Request();
+      return;
+    }
     r.magic = 0;
     delete &r;
     *request = MPI_REQUEST_NULL;
@@ -40,6 +55,14 @@ void complete(MPI_Request* request, MPI_Status* status) {
   } catch (...) {
     release();
     throw;
+  }
+  if (r.finish) {
+    try {
+      r.finish();
+    } catch (...) {
+      release();
+      throw;
+    }
   }
   if (r.is_receive) {
     set_status(status, r.request.source(), r.request.tag(), r.request.bytes());
@@ -69,6 +92,7 @@ MPI_Status* status_at(MPI_Status statuses[], int i) {
 
 using weft::mpi::complete;
 using weft::mpi::is_done;
+using weft::mpi::is_inactive;
 using weft::mpi::mpi_call;
 
 extern "C" {
@@ -84,7 +108,7 @@ WEFT_MPI_ALIAS(Wait)
 int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   return mpi_call("MPI_Test", weft::mpi::comm_of_request(*request), [&] {
     weft::mpi::reap_detached();
-    *flag = *request == MPI_REQUEST_NULL || is_done(*request) ? 1 : 0;
+    *flag = is_inactive(*request) || is_done(*request) ? 1 : 0;
     if (*flag) complete(request, status);
   });
 }
@@ -121,7 +145,7 @@ int PMPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* stat
     for (int spins = 0;; ++spins) {
       bool any_active = false;
       for (int i = 0; i < count; ++i) {
-        if (requests[i] == MPI_REQUEST_NULL) continue;
+        if (is_inactive(requests[i])) continue;
         any_active = true;
         if (is_done(requests[i])) {
           *index = i;
@@ -145,7 +169,7 @@ int PMPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status status
   return mpi_call("MPI_Testall", MPI_COMM_WORLD, [&] {
     *flag = 1;
     for (int i = 0; i < count && *flag; ++i) {
-      if (requests[i] != MPI_REQUEST_NULL && !is_done(requests[i])) *flag = 0;
+      if (!is_inactive(requests[i]) && !is_done(requests[i])) *flag = 0;
     }
     if (!*flag) return;
     for (int i = 0; i < count; ++i) complete(&requests[i], weft::mpi::status_at(statuses, i));
@@ -153,12 +177,74 @@ int PMPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status status
 }
 WEFT_MPI_ALIAS(Testall)
 
+int PMPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_Status* status) {
+  return mpi_call("MPI_Testany", MPI_COMM_WORLD, [&] {
+    bool any_active = false;
+    for (int i = 0; i < count; ++i) {
+      if (is_inactive(requests[i])) continue;
+      any_active = true;
+      if (is_done(requests[i])) {
+        *index = i;
+        *flag = 1;
+        complete(&requests[i], status);
+        return;
+      }
+    }
+    // With no active request at all, the standard says flag is true and index undefined.
+    *flag = any_active ? 0 : 1;
+    *index = MPI_UNDEFINED;
+    if (!any_active) weft::mpi::set_empty_status(status);
+  });
+}
+WEFT_MPI_ALIAS(Testany)
+
+// Completes every finished request; `*outcount` of them, MPI_UNDEFINED when none was
+// active.
+static void complete_finished(int incount, MPI_Request requests[], int* outcount, int indices[],
+                              MPI_Status statuses[], bool* any_active) {
+  *outcount = 0;
+  *any_active = false;
+  for (int i = 0; i < incount; ++i) {
+    if (is_inactive(requests[i])) continue;
+    *any_active = true;
+    if (!is_done(requests[i])) continue;
+    MPI_Status* status = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[*outcount];
+    indices[*outcount] = i;
+    ++*outcount;
+    complete(&requests[i], status);
+  }
+  if (!*any_active) *outcount = MPI_UNDEFINED;
+}
+
+int PMPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[],
+                  MPI_Status statuses[]) {
+  return mpi_call("MPI_Waitsome", MPI_COMM_WORLD, [&] {
+    bool any_active = false;
+    for (int spins = 0;; ++spins) {
+      complete_finished(incount, requests, outcount, indices, statuses, &any_active);
+      if (!any_active || *outcount > 0) return;
+      if (spins > 1000) std::this_thread::yield();
+    }
+  });
+}
+WEFT_MPI_ALIAS(Waitsome)
+
+int PMPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices[],
+                  MPI_Status statuses[]) {
+  return mpi_call("MPI_Testsome", MPI_COMM_WORLD, [&] {
+    bool any_active = false;
+    complete_finished(incount, requests, outcount, indices, statuses, &any_active);
+  });
+}
+WEFT_MPI_ALIAS(Testsome)
+
 int PMPI_Request_free(MPI_Request* request) {
   return mpi_call("MPI_Request_free", weft::mpi::comm_of_request(*request), [&] {
     MPI_ABI_Request& r = weft::mpi::request_of(*request);
     // The operation goes on; MPI_Finalize waits for it if nobody else does.
-    if (!r.proc_null && !r.request.is_completed())
+    if (r.request.valid() && !r.request.is_completed()) {
       weft::mpi::library().detached.push_back(r.request);
+    }
     r.magic = 0;
     delete &r;
     *request = MPI_REQUEST_NULL;

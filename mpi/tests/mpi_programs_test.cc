@@ -18,9 +18,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string> kPrograms = {"hello",       "ring",        "probe",
-                                            "collectives", "maxloc",      "comm_split",
-                                            "errhandler",  "nonblocking", "thread_init"};
+const std::vector<std::string> kPrograms = {
+    "hello",        "ring",       "probe",       "collectives",  "maxloc",
+    "comm_split",   "errhandler", "nonblocking", "thread_init",  "user_ops",
+    "groups",       "split_type", "dims_create", "icollectives", "send_modes",
+    "vcollectives", "persistent", "datatypes",   "ddt_p2p"};
 
 struct CommandResult {
   int exit_code = -1;
@@ -119,6 +121,10 @@ TEST_F(MpiProgramsElsewhere, ShowPrintsTheCompilerCommand) {
 TEST_F(MpiProgramsElsewhere, TheSameSourcesAreValidMpiForOpenMpi) {
   if (!have("mpicc.openmpi") || !have("mpirun.openmpi")) {
     GTEST_SKIP() << "Debian's Open MPI (openmpi-bin, libopenmpi-dev) is not installed";
+  }
+  // openmpi-bin brings the wrapper, libopenmpi-dev the mpi.h it compiles against.
+  if (run("echo '#include <mpi.h>' | mpicc.openmpi -fsyntax-only -x c -").exit_code != 0) {
+    GTEST_SKIP() << "Open MPI's mpi.h is missing (install libopenmpi-dev)";
   }
   for (const auto& name : kPrograms) {
     fs::path out = prefix_ / "openmpi" / name;

@@ -6,9 +6,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <string>
+#include <thread>
 
 #include "tests/core/init_checks.h"
 #include "tests/harness/multiprocess.h"
@@ -77,14 +80,25 @@ TEST(FileInit, ARankGivenTwiceIsRefusedOnBothProcesses) {
 
 TEST(FileInit, MoreProcessesThanWorldSizeAreRefused) {
   const std::string path = rendezvous_file();
-  auto ranks = run_ranks(3, [&](int) {
+  // Each process leaves a mark once its attempt is over. The job that assembles waits for
+  // all three before it ends (and removes the file), so a third process that is merely
+  // slow still meets it, instead of starting a job of its own on a fresh file.
+  auto mark = [&](int launched) { return path + ".tried." + std::to_string(launched); };
+  auto ranks = run_ranks(3, [&](int launched) {
     unsetenv("RANK");
     try {
       weft::init_process_group("auto", "file://" + path, 2, -1, "", 20s);
       EXPECT_EQ(rank_bits(), 3);
+      std::ofstream(mark(launched)).put('1');
+      auto deadline = std::chrono::steady_clock::now() + 20s;
+      while (!(exists(mark(0)) && exists(mark(1)) && exists(mark(2))) &&
+             std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(10ms);
+      }
       weft::destroy_process_group();
       std::cout << "assembled" << std::endl;
     } catch (const weft::InvalidArgument& e) {
+      std::ofstream(mark(launched)).put('1');
       // Late, the third finds the job assembled; early, all three see its abort.
       std::string what = e.what();
       EXPECT_TRUE(what.find("ranks taken") != std::string::npos ||
@@ -96,6 +110,7 @@ TEST(FileInit, MoreProcessesThanWorldSizeAreRefused) {
   expect_all_succeeded(ranks);
   expect_one_job_or_none(ranks, 2);
   EXPECT_FALSE(exists(path));
+  for (int launched = 0; launched < 3; ++launched) unlink(mark(launched).c_str());
 }
 
 TEST(FileInit, AFileLeftByAKilledJobIsReportedNotJoined) {

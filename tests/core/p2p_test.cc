@@ -2,7 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <numeric>
+#include <span>
 #include <thread>
 #include <vector>
 
@@ -143,6 +145,39 @@ TEST(PointToPoint, SendToSelf) {
     EXPECT_EQ(weft::recv(weft::view(got_large), weft::kAnySource, 2), rank);
     s.wait();
     EXPECT_EQ(got_large, large);
+    weft::destroy_process_group();
+  }));
+}
+
+TEST(PointToPoint, ASynchronousSendCompletesOnlyOnceMatched) {
+  expect_all_succeeded(run_ranks(2, [](int rank) {
+    weft::init_process_group();
+    // 0 and 8 bytes would go eagerly as ordinary sends; 1 MiB by rendezvous anyway.
+    for (size_t bytes : {size_t{0}, size_t{8}, size_t{1} << 20}) {
+      auto data = byte_pattern(bytes, 3);
+      std::vector<uint8_t> got(bytes);
+      int32_t go = 1;
+      if (rank == 0) {
+        weft::Request s = weft::issend(weft::view(data), 1, 1);
+        // Rank 1 posts its receive only after the go message below.
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        EXPECT_FALSE(s.is_completed()) << bytes << " bytes";
+        weft::send(weft::view(std::span(&go, 1)), 1, 2);
+        s.wait();
+      } else {
+        weft::recv(weft::view(std::span(&go, 1)), 0, 2);
+        weft::recv(weft::view(got), 0, 1);
+        EXPECT_EQ(got, data);
+      }
+    }
+    // To itself: completes when its own receive takes it.
+    auto mine = byte_pattern(16, 4);
+    std::vector<uint8_t> got(16);
+    weft::Request s = weft::issend(weft::view(mine), rank, 5);
+    EXPECT_FALSE(s.is_completed());
+    weft::recv(weft::view(got), rank, 5);
+    s.wait();
+    EXPECT_EQ(got, mine);
     weft::destroy_process_group();
   }));
 }

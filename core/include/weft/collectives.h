@@ -60,6 +60,19 @@ Group new_group(const std::vector<int>& ranks, Timeout timeout = kDefaultTimeout
 // group: the result is empty. Fails with InvalidArgument on a process outside `parent`.
 std::optional<Group> split_group(const Group& parent, int color, int key,
                                  Timeout timeout = kDefaultTimeout);
+// subgroup: MPI_Comm_create_group over `parent`. Only the members of the new group call
+// it: the parent ranks `parent_ranks`, each with the same list (the new group's rank
+// order) and the same `tag` (>= 0). The other members of `parent` take no part and may
+// be doing anything meanwhile, collectives on `parent` included. Calls over one parent
+// that may run at once on a common member must pass different tags (tags are told apart
+// modulo 2^24). Fails with InvalidArgument on a bad list or on a process outside it or
+// outside `parent`, and with DesyncError when the first member's list or tag differs.
+// Note: threads of one process that create groups at the same time (new_group,
+// split_group or subgroup) can block each other until the timeout while the groups set
+// up their shared-memory arenas, which wait on the job's store over the process's one
+// store connection; WEFT_SHM_ARENA_BYTES=0 avoids it.
+Group subgroup(const Group& parent, const std::vector<int>& parent_ranks, int tag = 0,
+               Timeout timeout = kDefaultTimeout);
 // Releases a group's resources. Every member calls it; later use of any handle of the
 // group fails with InvalidArgument. The world group cannot be destroyed this way.
 void destroy_group(const Group& group);

@@ -34,6 +34,9 @@ int recv(const Tensor& tensor, int src = kAnySource, int tag = kAnyTag,
 Request isend(const Tensor& tensor, int dst, int tag = 0, const Group& group = Group());
 Request irecv(const Tensor& tensor, int src = kAnySource, int tag = kAnyTag,
               const Group& group = Group());
+// A synchronous send (MPI_Issend): completes only once a matching receive has started
+// taking the message, whatever its size (it always goes by the rendezvous protocol).
+Request issend(const Tensor& tensor, int dst, int tag = 0, const Group& group = Group());
 
 // What a probe found: a message that has arrived (wholly, or for a large message its
 // announcement) and that no receive has taken yet.

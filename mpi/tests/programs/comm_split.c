@@ -31,41 +31,12 @@
  * Prints "comm_split: OK (N ranks)" from rank 0.
  */
 #include <mpi.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *prog = "comm_split";
-static int g_rank = -1;
-
-static void fail(const char *fmt, ...)
-{
-    va_list ap;
-    fprintf(stderr, "%s: rank %d: ", prog, g_rank);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-    exit(1);
-}
-
-#define EXPECT_INT(what, got, exp)                                              \
-    do {                                                                        \
-        long long got_ = (long long)(got), exp_ = (long long)(exp);             \
-        if (got_ != exp_)                                                       \
-            fail("%s: got %lld, expected %lld", (what), got_, exp_);            \
-    } while (0)
-
-#define MPI_OK(call)                                                            \
-    do {                                                                        \
-        int rc_ = (call);                                                       \
-        if (rc_ != MPI_SUCCESS)                                                 \
-            fail("%s: got return code %d, expected MPI_SUCCESS (%d)", #call,    \
-                 rc_, MPI_SUCCESS);                                             \
-    } while (0)
+#define PROGRAM "comm_split"
+#include "check.h"
 
 #define TAG_STAR 5
 #define TAG_REPLY 6
@@ -73,21 +44,19 @@ static void fail(const char *fmt, ...)
 
 static int rank, size;
 
-static const char *cmp_name(int r)
-{
-    if (r == MPI_IDENT) return "MPI_IDENT";
-    if (r == MPI_CONGRUENT) return "MPI_CONGRUENT";
-    if (r == MPI_UNEQUAL) return "MPI_UNEQUAL";
-    return "something else";
+static const char *cmp_name(int r) {
+  if (r == MPI_IDENT) return "MPI_IDENT";
+  if (r == MPI_CONGRUENT) return "MPI_CONGRUENT";
+  if (r == MPI_UNEQUAL) return "MPI_UNEQUAL";
+  return "something else";
 }
 
-static void expect_compare(const char *what, MPI_Comm a, MPI_Comm b, int exp)
-{
-    int r = -12345;
-    MPI_OK(MPI_Comm_compare(a, b, &r));
-    if (r != exp)
-        fail("MPI_Comm_compare(%s): got %d (%s), expected %d (%s)", what, r,
-             cmp_name(r), exp, cmp_name(exp));
+static void expect_compare(const char *what, MPI_Comm a, MPI_Comm b, int exp) {
+  int r = -12345;
+  CHECK_MPI(MPI_Comm_compare(a, b, &r));
+  if (r != exp)
+    fail("MPI_Comm_compare(%s): got %d (%s), expected %d (%s)", what, r, cmp_name(r), exp,
+         cmp_name(exp));
 }
 
 /*
@@ -95,222 +64,204 @@ static void expect_compare(const char *what, MPI_Comm a, MPI_Comm b, int exp)
  * world_of(k) = a*k + b (a = 2 or -1 in the uses below), with n members.
  */
 struct layout {
-    const char *name;
-    int a, b, n;
+  const char *name;
+  int a, b, n;
 };
 
 static int world_of(const struct layout *l, int k) { return l->a * k + l->b; }
 
-static void exercise(MPI_Comm comm, const struct layout *l)
-{
-    int nrank = -1, nsize = -1, k, sum = 0, got, v;
-    char what[200];
+static void exercise(MPI_Comm comm, const struct layout *l) {
+  int nrank = -1, nsize = -1, k, sum = 0, got, v;
+  char what[200];
 
-    MPI_OK(MPI_Comm_rank(comm, &nrank));
-    MPI_OK(MPI_Comm_size(comm, &nsize));
-    snprintf(what, sizeof what, "%s: MPI_Comm_size", l->name);
-    EXPECT_INT(what, nsize, l->n);
-    if (nrank < 0 || nrank >= nsize)
-        fail("%s: MPI_Comm_rank: got %d, expected 0..%d", l->name, nrank, nsize - 1);
-    snprintf(what, sizeof what, "%s: world rank of new rank %d", l->name, nrank);
-    EXPECT_INT(what, world_of(l, nrank), rank);
+  CHECK_MPI(MPI_Comm_rank(comm, &nrank));
+  CHECK_MPI(MPI_Comm_size(comm, &nsize));
+  snprintf(what, sizeof what, "%s: MPI_Comm_size", l->name);
+  EXPECT_INT(what, nsize, l->n);
+  if (nrank < 0 || nrank >= nsize)
+    fail("%s: MPI_Comm_rank: got %d, expected 0..%d", l->name, nrank, nsize - 1);
+  snprintf(what, sizeof what, "%s: world rank of new rank %d", l->name, nrank);
+  EXPECT_INT(what, world_of(l, nrank), rank);
 
-    /* Allreduce of the world ranks. */
-    for (k = 0; k < l->n; k++)
-        sum += world_of(l, k);
-    got = -1;
-    MPI_OK(MPI_Allreduce(&rank, &got, 1, MPI_INT, MPI_SUM, comm));
-    snprintf(what, sizeof what, "%s: MPI_Allreduce(SUM) of world ranks", l->name);
-    EXPECT_INT(what, got, sum);
+  /* Allreduce of the world ranks. */
+  for (k = 0; k < l->n; k++) sum += world_of(l, k);
+  got = -1;
+  CHECK_MPI(MPI_Allreduce(&rank, &got, 1, MPI_INT, MPI_SUM, comm));
+  snprintf(what, sizeof what, "%s: MPI_Allreduce(SUM) of world ranks", l->name);
+  EXPECT_INT(what, got, sum);
 
-    /* Bcast from new rank 0. */
-    v = nrank == 0 ? rank * 10 + 1 : -1;
-    MPI_OK(MPI_Bcast(&v, 1, MPI_INT, 0, comm));
-    snprintf(what, sizeof what, "%s: MPI_Bcast from new rank 0", l->name);
-    EXPECT_INT(what, v, world_of(l, 0) * 10 + 1);
+  /* Bcast from new rank 0. */
+  v = nrank == 0 ? rank * 10 + 1 : -1;
+  CHECK_MPI(MPI_Bcast(&v, 1, MPI_INT, 0, comm));
+  snprintf(what, sizeof what, "%s: MPI_Bcast from new rank 0", l->name);
+  EXPECT_INT(what, v, world_of(l, 0) * 10 + 1);
 
-    /* Star: everybody reports to new rank 0, which answers. */
-    if (nrank == 0) {
-        int *seen = calloc((size_t)nsize, sizeof *seen);
-        if (seen == NULL)
-            fail("out of memory");
-        for (k = 1; k < nsize; k++) {
-            MPI_Status st;
-            int in = -1, src;
-            MPI_OK(MPI_Recv(&in, 1, MPI_INT, MPI_ANY_SOURCE, TAG_STAR, comm, &st));
-            src = st.MPI_SOURCE;
-            if (src <= 0 || src >= nsize || seen[src])
-                fail("%s: MPI_Recv(MPI_ANY_SOURCE) status.MPI_SOURCE: got %d, "
-                     "expected a new rank in 1..%d not seen yet", l->name, src,
-                     nsize - 1);
-            seen[src] = 1;
-            snprintf(what, sizeof what, "%s: world rank sent by new rank %d",
-                     l->name, src);
-            EXPECT_INT(what, in, world_of(l, src));
-            in = world_of(l, src) * 3;
-            MPI_OK(MPI_Send(&in, 1, MPI_INT, src, TAG_REPLY, comm));
-        }
-        free(seen);
-    } else {
-        int in = -1;
-        MPI_Status st;
-        MPI_OK(MPI_Send(&rank, 1, MPI_INT, 0, TAG_STAR, comm));
-        MPI_OK(MPI_Recv(&in, 1, MPI_INT, 0, TAG_REPLY, comm, &st));
-        snprintf(what, sizeof what, "%s: reply from new rank 0", l->name);
-        EXPECT_INT(what, in, rank * 3);
-        snprintf(what, sizeof what, "%s: reply status.MPI_SOURCE", l->name);
-        EXPECT_INT(what, st.MPI_SOURCE, 0);
+  /* Star: everybody reports to new rank 0, which answers. */
+  if (nrank == 0) {
+    int *seen = calloc((size_t)nsize, sizeof *seen);
+    if (seen == NULL) fail("out of memory");
+    for (k = 1; k < nsize; k++) {
+      MPI_Status st;
+      int in = -1, src;
+      CHECK_MPI(MPI_Recv(&in, 1, MPI_INT, MPI_ANY_SOURCE, TAG_STAR, comm, &st));
+      src = st.MPI_SOURCE;
+      if (src <= 0 || src >= nsize || seen[src])
+        fail(
+            "%s: MPI_Recv(MPI_ANY_SOURCE) status.MPI_SOURCE: got %d, "
+            "expected a new rank in 1..%d not seen yet",
+            l->name, src, nsize - 1);
+      seen[src] = 1;
+      snprintf(what, sizeof what, "%s: world rank sent by new rank %d", l->name, src);
+      EXPECT_INT(what, in, world_of(l, src));
+      in = world_of(l, src) * 3;
+      CHECK_MPI(MPI_Send(&in, 1, MPI_INT, src, TAG_REPLY, comm));
     }
+    free(seen);
+  } else {
+    int in = -1;
+    MPI_Status st;
+    CHECK_MPI(MPI_Send(&rank, 1, MPI_INT, 0, TAG_STAR, comm));
+    CHECK_MPI(MPI_Recv(&in, 1, MPI_INT, 0, TAG_REPLY, comm, &st));
+    snprintf(what, sizeof what, "%s: reply from new rank 0", l->name);
+    EXPECT_INT(what, in, rank * 3);
+    snprintf(what, sizeof what, "%s: reply status.MPI_SOURCE", l->name);
+    EXPECT_INT(what, st.MPI_SOURCE, 0);
+  }
 }
 
-static void free_and_check(MPI_Comm *comm, const char *name)
-{
-    MPI_OK(MPI_Comm_free(comm));
-    if (*comm != MPI_COMM_NULL)
-        fail("MPI_Comm_free(%s) did not set the handle to MPI_COMM_NULL", name);
+static void free_and_check(MPI_Comm *comm, const char *name) {
+  CHECK_MPI(MPI_Comm_free(comm));
+  if (*comm != MPI_COMM_NULL)
+    fail("MPI_Comm_free(%s) did not set the handle to MPI_COMM_NULL", name);
 }
 
 /* `second` is a dup of `first` (or the other way round), so ranks agree.
  * Sends on `first` then `second` to rank+1, receives on `second` first. */
-static void isolation(MPI_Comm first, MPI_Comm second, const char *fname,
-                      const char *sname)
-{
-    int me = -1, n = -1, next, prev, out1, out2, in1 = -1, in2 = -1;
-    MPI_Request reqs[2];
-    MPI_Status st;
-    char what[200];
+static void isolation(MPI_Comm first, MPI_Comm second, const char *fname, const char *sname) {
+  int me = -1, n = -1, next, prev, out1, out2, in1 = -1, in2 = -1;
+  MPI_Request reqs[2];
+  MPI_Status st;
+  char what[200];
 
-    MPI_OK(MPI_Comm_rank(first, &me));
-    MPI_OK(MPI_Comm_size(first, &n));
-    next = (me + 1) % n;
-    prev = (me + n - 1) % n;
-    out1 = me * 10 + 1;
-    out2 = me * 10 + 2;
+  CHECK_MPI(MPI_Comm_rank(first, &me));
+  CHECK_MPI(MPI_Comm_size(first, &n));
+  next = (me + 1) % n;
+  prev = (me + n - 1) % n;
+  out1 = me * 10 + 1;
+  out2 = me * 10 + 2;
 
-    MPI_OK(MPI_Isend(&out1, 1, MPI_INT, next, TAG_ISOLATION, first, &reqs[0]));
-    MPI_OK(MPI_Isend(&out2, 1, MPI_INT, next, TAG_ISOLATION, second, &reqs[1]));
-    MPI_OK(MPI_Recv(&in2, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, second, &st));
-    snprintf(what, sizeof what, "receive on %s (sent on %s after a send on %s)",
-             sname, sname, fname);
-    EXPECT_INT(what, in2, prev * 10 + 2);
-    EXPECT_INT("status.MPI_SOURCE", st.MPI_SOURCE, prev);
-    EXPECT_INT("status.MPI_TAG", st.MPI_TAG, TAG_ISOLATION);
-    MPI_OK(MPI_Recv(&in1, 1, MPI_INT, prev, TAG_ISOLATION, first, &st));
-    snprintf(what, sizeof what, "receive on %s (sent first)", fname);
-    EXPECT_INT(what, in1, prev * 10 + 1);
-    MPI_OK(MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE));
+  CHECK_MPI(MPI_Isend(&out1, 1, MPI_INT, next, TAG_ISOLATION, first, &reqs[0]));
+  CHECK_MPI(MPI_Isend(&out2, 1, MPI_INT, next, TAG_ISOLATION, second, &reqs[1]));
+  CHECK_MPI(MPI_Recv(&in2, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, second, &st));
+  snprintf(what, sizeof what, "receive on %s (sent on %s after a send on %s)", sname, sname, fname);
+  EXPECT_INT(what, in2, prev * 10 + 2);
+  EXPECT_INT("status.MPI_SOURCE", st.MPI_SOURCE, prev);
+  EXPECT_INT("status.MPI_TAG", st.MPI_TAG, TAG_ISOLATION);
+  CHECK_MPI(MPI_Recv(&in1, 1, MPI_INT, prev, TAG_ISOLATION, first, &st));
+  snprintf(what, sizeof what, "receive on %s (sent first)", fname);
+  EXPECT_INT(what, in1, prev * 10 + 1);
+  CHECK_MPI(MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE));
 }
 
-int main(int argc, char **argv)
-{
-    MPI_Comm parity, reversed, ties, undef, dup, dup_parity;
-    int color, nrank, nsize;
+int main(int argc, char **argv) {
+  MPI_Comm parity, reversed, ties, undef, dup, dup_parity;
+  int color, nrank, nsize;
 
-    MPI_OK(MPI_Init(&argc, &argv));
-    MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
-    MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
-    g_rank = rank;
+  CHECK_MPI(MPI_Init(&argc, &argv));
+  CHECK_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+  CHECK_MPI(MPI_Comm_size(MPI_COMM_WORLD, &size));
+  g_rank = rank;
 
-    /* 1. Parity. */
-    color = rank % 2;
-    MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, color, rank, &parity));
-    if (parity == MPI_COMM_NULL)
-        fail("MPI_Comm_split by parity gave MPI_COMM_NULL");
-    {
-        struct layout l;
-        l.name = color == 0 ? "even half" : "odd half";
-        l.a = 2;
-        l.b = color;
-        l.n = color == 0 ? (size + 1) / 2 : size / 2;
-        nrank = -1;
-        MPI_OK(MPI_Comm_rank(parity, &nrank));
-        EXPECT_INT("parity split: new rank", nrank, rank / 2);
-        exercise(parity, &l);
-    }
-    expect_compare("parity half, MPI_COMM_WORLD", parity, MPI_COMM_WORLD,
-                   size == 1 ? MPI_CONGRUENT : MPI_UNEQUAL);
-
-    /* 2. Reversed. */
-    MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &reversed));
-    {
-        struct layout l = { "reversed", -1, 0, 0 };
-        l.b = size - 1;
-        l.n = size;
-        nrank = -1;
-        MPI_OK(MPI_Comm_rank(reversed, &nrank));
-        EXPECT_INT("reversed split: new rank", nrank, size - 1 - rank);
-        exercise(reversed, &l);
-    }
-
-    /* 3. Equal keys. */
-    MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, 0, &ties));
+  /* 1. Parity. */
+  color = rank % 2;
+  CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, color, rank, &parity));
+  if (parity == MPI_COMM_NULL) fail("MPI_Comm_split by parity gave MPI_COMM_NULL");
+  {
+    struct layout l;
+    l.name = color == 0 ? "even half" : "odd half";
+    l.a = 2;
+    l.b = color;
+    l.n = color == 0 ? (size + 1) / 2 : size / 2;
     nrank = -1;
-    nsize = -1;
-    MPI_OK(MPI_Comm_rank(ties, &nrank));
-    MPI_OK(MPI_Comm_size(ties, &nsize));
-    EXPECT_INT("split with equal keys: new rank", nrank, rank / 2);
-    EXPECT_INT("split with equal keys: new size", nsize,
-               rank % 2 == 0 ? (size + 1) / 2 : size / 2);
+    CHECK_MPI(MPI_Comm_rank(parity, &nrank));
+    EXPECT_INT("parity split: new rank", nrank, rank / 2);
+    exercise(parity, &l);
+  }
+  expect_compare("parity half, MPI_COMM_WORLD", parity, MPI_COMM_WORLD,
+                 size == 1 ? MPI_CONGRUENT : MPI_UNEQUAL);
 
-    /* 4. MPI_UNDEFINED. */
-    MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, rank == 0 ? MPI_UNDEFINED : 1, rank,
-                          &undef));
-    if (rank == 0) {
-        if (undef != MPI_COMM_NULL)
-            fail("MPI_Comm_split with MPI_UNDEFINED color did not give "
-                 "MPI_COMM_NULL");
-    } else {
-        int got = -1;
-        if (undef == MPI_COMM_NULL)
-            fail("MPI_Comm_split with color 1 gave MPI_COMM_NULL");
-        MPI_OK(MPI_Comm_rank(undef, &nrank));
-        MPI_OK(MPI_Comm_size(undef, &nsize));
-        EXPECT_INT("split without rank 0: new rank", nrank, rank - 1);
-        EXPECT_INT("split without rank 0: new size", nsize, size - 1);
-        MPI_OK(MPI_Allreduce(&rank, &got, 1, MPI_INT, MPI_SUM, undef));
-        EXPECT_INT("split without rank 0: MPI_Allreduce of world ranks", got,
-                   size * (size - 1) / 2);
-        free_and_check(&undef, "split without rank 0");
-    }
-    {
-        MPI_Comm none = MPI_COMM_WORLD;
-        MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, MPI_UNDEFINED, rank, &none));
-        if (none != MPI_COMM_NULL)
-            fail("MPI_Comm_split with MPI_UNDEFINED on every rank did not give "
-                 "MPI_COMM_NULL");
-    }
-
-    /* 5. Dup. */
-    MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+  /* 2. Reversed. */
+  CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &reversed));
+  {
+    struct layout l = {"reversed", -1, 0, 0};
+    l.b = size - 1;
+    l.n = size;
     nrank = -1;
-    nsize = -1;
-    MPI_OK(MPI_Comm_rank(dup, &nrank));
-    MPI_OK(MPI_Comm_size(dup, &nsize));
-    EXPECT_INT("dup: rank", nrank, rank);
-    EXPECT_INT("dup: size", nsize, size);
-    expect_compare("dup, MPI_COMM_WORLD", dup, MPI_COMM_WORLD, MPI_CONGRUENT);
-    expect_compare("MPI_COMM_WORLD, MPI_COMM_WORLD", MPI_COMM_WORLD, MPI_COMM_WORLD,
-                   MPI_IDENT);
-    expect_compare("dup, dup", dup, dup, MPI_IDENT);
-    MPI_OK(MPI_Comm_dup(parity, &dup_parity));
-    expect_compare("dup of parity half, parity half", dup_parity, parity,
-                   MPI_CONGRUENT);
-    isolation(MPI_COMM_WORLD, dup, "MPI_COMM_WORLD", "dup");
-    isolation(dup, MPI_COMM_WORLD, "dup", "MPI_COMM_WORLD");
-    isolation(parity, dup_parity, "parity half", "dup of parity half");
+    CHECK_MPI(MPI_Comm_rank(reversed, &nrank));
+    EXPECT_INT("reversed split: new rank", nrank, size - 1 - rank);
+    exercise(reversed, &l);
+  }
 
-    /* 6. Free. */
-    free_and_check(&dup_parity, "dup of parity half");
-    free_and_check(&dup, "dup");
-    free_and_check(&ties, "equal-keys split");
-    free_and_check(&reversed, "reversed split");
-    free_and_check(&parity, "parity half");
+  /* 3. Equal keys. */
+  CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, 0, &ties));
+  nrank = -1;
+  nsize = -1;
+  CHECK_MPI(MPI_Comm_rank(ties, &nrank));
+  CHECK_MPI(MPI_Comm_size(ties, &nsize));
+  EXPECT_INT("split with equal keys: new rank", nrank, rank / 2);
+  EXPECT_INT("split with equal keys: new size", nsize, rank % 2 == 0 ? (size + 1) / 2 : size / 2);
 
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-    MPI_OK(MPI_Finalize());
-    if (rank == 0) {
-        printf("%s: OK (%d ranks)\n", prog, size);
-        fflush(stdout);
-    }
-    return 0;
+  /* 4. MPI_UNDEFINED. */
+  CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, rank == 0 ? MPI_UNDEFINED : 1, rank, &undef));
+  if (rank == 0) {
+    if (undef != MPI_COMM_NULL)
+      fail(
+          "MPI_Comm_split with MPI_UNDEFINED color did not give "
+          "MPI_COMM_NULL");
+  } else {
+    int got = -1;
+    if (undef == MPI_COMM_NULL) fail("MPI_Comm_split with color 1 gave MPI_COMM_NULL");
+    CHECK_MPI(MPI_Comm_rank(undef, &nrank));
+    CHECK_MPI(MPI_Comm_size(undef, &nsize));
+    EXPECT_INT("split without rank 0: new rank", nrank, rank - 1);
+    EXPECT_INT("split without rank 0: new size", nsize, size - 1);
+    CHECK_MPI(MPI_Allreduce(&rank, &got, 1, MPI_INT, MPI_SUM, undef));
+    EXPECT_INT("split without rank 0: MPI_Allreduce of world ranks", got, size * (size - 1) / 2);
+    free_and_check(&undef, "split without rank 0");
+  }
+  {
+    MPI_Comm none = MPI_COMM_WORLD;
+    CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, MPI_UNDEFINED, rank, &none));
+    if (none != MPI_COMM_NULL)
+      fail(
+          "MPI_Comm_split with MPI_UNDEFINED on every rank did not give "
+          "MPI_COMM_NULL");
+  }
+
+  /* 5. Dup. */
+  CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+  nrank = -1;
+  nsize = -1;
+  CHECK_MPI(MPI_Comm_rank(dup, &nrank));
+  CHECK_MPI(MPI_Comm_size(dup, &nsize));
+  EXPECT_INT("dup: rank", nrank, rank);
+  EXPECT_INT("dup: size", nsize, size);
+  expect_compare("dup, MPI_COMM_WORLD", dup, MPI_COMM_WORLD, MPI_CONGRUENT);
+  expect_compare("MPI_COMM_WORLD, MPI_COMM_WORLD", MPI_COMM_WORLD, MPI_COMM_WORLD, MPI_IDENT);
+  expect_compare("dup, dup", dup, dup, MPI_IDENT);
+  CHECK_MPI(MPI_Comm_dup(parity, &dup_parity));
+  expect_compare("dup of parity half, parity half", dup_parity, parity, MPI_CONGRUENT);
+  isolation(MPI_COMM_WORLD, dup, "MPI_COMM_WORLD", "dup");
+  isolation(dup, MPI_COMM_WORLD, "dup", "MPI_COMM_WORLD");
+  isolation(parity, dup_parity, "parity half", "dup of parity half");
+
+  /* 6. Free. */
+  free_and_check(&dup_parity, "dup of parity half");
+  free_and_check(&dup, "dup");
+  free_and_check(&ties, "equal-keys split");
+  free_and_check(&reversed, "reversed split");
+  free_and_check(&parity, "parity half");
+
+  finalize_and_report(size);
+  return 0;
 }

@@ -31,229 +31,203 @@
  * Prints "errhandler: OK (N ranks)" from rank 0.
  */
 #include <mpi.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *prog = "errhandler";
-static int g_rank = -1;
-
-static void fail(const char *fmt, ...)
-{
-    va_list ap;
-    fprintf(stderr, "%s: rank %d: ", prog, g_rank);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-    exit(1);
-}
-
-#define EXPECT_INT(what, got, exp)                                              \
-    do {                                                                        \
-        long long got_ = (long long)(got), exp_ = (long long)(exp);             \
-        if (got_ != exp_)                                                       \
-            fail("%s: got %lld, expected %lld", (what), got_, exp_);            \
-    } while (0)
-
-#define MPI_OK(call)                                                            \
-    do {                                                                        \
-        int rc_ = (call);                                                       \
-        if (rc_ != MPI_SUCCESS)                                                 \
-            fail("%s: got return code %d, expected MPI_SUCCESS (%d)", #call,    \
-                 rc_, MPI_SUCCESS);                                             \
-    } while (0)
+#define PROGRAM "errhandler"
+#include "check.h"
 
 static int rank, size;
 
-struct cls { const char *name; int value; };
+struct cls {
+  const char *name;
+  int value;
+};
 
 #define NCLASSES 17
 static struct cls classes[NCLASSES];
 
-static void init_classes(void)
-{
-    int n = 0;
-#define C(X) classes[n].name = #X; classes[n].value = X; n++;
-    C(MPI_ERR_BUFFER) C(MPI_ERR_COUNT) C(MPI_ERR_TYPE) C(MPI_ERR_TAG)
-    C(MPI_ERR_COMM) C(MPI_ERR_RANK) C(MPI_ERR_REQUEST) C(MPI_ERR_ROOT)
-    C(MPI_ERR_GROUP) C(MPI_ERR_OP) C(MPI_ERR_ARG) C(MPI_ERR_UNKNOWN)
-    C(MPI_ERR_TRUNCATE) C(MPI_ERR_OTHER) C(MPI_ERR_INTERN) C(MPI_ERR_IN_STATUS)
-    C(MPI_ERR_PENDING)
+static void add_class(int *n, const char *name, int value) {
+  if (*n >= NCLASSES) fail("internal: more than %d error classes listed", NCLASSES);
+  classes[*n].name = name;
+  classes[*n].value = value;
+  (*n)++;
+}
+
+static void init_classes(void) {
+  int n = 0;
+#define C(X) add_class(&n, #X, X)
+  C(MPI_ERR_BUFFER);
+  C(MPI_ERR_COUNT);
+  C(MPI_ERR_TYPE);
+  C(MPI_ERR_TAG);
+  C(MPI_ERR_COMM);
+  C(MPI_ERR_RANK);
+  C(MPI_ERR_REQUEST);
+  C(MPI_ERR_ROOT);
+  C(MPI_ERR_GROUP);
+  C(MPI_ERR_OP);
+  C(MPI_ERR_ARG);
+  C(MPI_ERR_UNKNOWN);
+  C(MPI_ERR_TRUNCATE);
+  C(MPI_ERR_OTHER);
+  C(MPI_ERR_INTERN);
+  C(MPI_ERR_IN_STATUS);
+  C(MPI_ERR_PENDING);
 #undef C
-    if (n != NCLASSES)
-        fail("internal: %d error classes listed, expected %d", n, NCLASSES);
+  if (n != NCLASSES) fail("internal: %d error classes listed, expected %d", n, NCLASSES);
 }
 
-static const char *class_name(int c)
-{
-    int i;
-    if (c == MPI_SUCCESS)
-        return "MPI_SUCCESS";
-    for (i = 0; i < NCLASSES; i++)
-        if (classes[i].value == c)
-            return classes[i].name;
-    return "an unlisted class";
+static const char *class_name(int c) {
+  int i;
+  if (c == MPI_SUCCESS) return "MPI_SUCCESS";
+  for (i = 0; i < NCLASSES; i++)
+    if (classes[i].value == c) return classes[i].name;
+  return "an unlisted class";
 }
 
-static void check_string(int code, const char *what)
-{
-    char s[MPI_MAX_ERROR_STRING];
-    int len = -1;
-    memset(s, 'X', sizeof s);
-    MPI_OK(MPI_Error_string(code, s, &len));
-    if (len <= 0 || len >= MPI_MAX_ERROR_STRING)
-        fail("MPI_Error_string(%s = %d) resultlen: got %d, expected 1..%d", what,
-             code, len, MPI_MAX_ERROR_STRING - 1);
-    if (memchr(s, '\0', sizeof s) == NULL)
-        fail("MPI_Error_string(%s = %d): string not NUL-terminated", what, code);
-    if ((int)strlen(s) != len)
-        fail("MPI_Error_string(%s = %d): strlen got %d, expected resultlen %d", what,
-             code, (int)strlen(s), len);
+static void check_string(int code, const char *what) {
+  char s[MPI_MAX_ERROR_STRING];
+  int len = -1;
+  memset(s, 'X', sizeof s);
+  CHECK_MPI(MPI_Error_string(code, s, &len));
+  if (len <= 0 || len >= MPI_MAX_ERROR_STRING)
+    fail("MPI_Error_string(%s = %d) resultlen: got %d, expected 1..%d", what, code, len,
+         MPI_MAX_ERROR_STRING - 1);
+  if (memchr(s, '\0', sizeof s) == NULL)
+    fail("MPI_Error_string(%s = %d): string not NUL-terminated", what, code);
+  if ((int)strlen(s) != len)
+    fail("MPI_Error_string(%s = %d): strlen got %d, expected resultlen %d", what, code,
+         (int)strlen(s), len);
 }
 
 /* rc must be an error of class `exp`. */
-static void expect_error(int rc, int exp, const char *what)
-{
-    int c = -12345;
-    if (rc == MPI_SUCCESS)
-        fail("%s: got MPI_SUCCESS, expected an error of class %s (%d)", what,
-             class_name(exp), exp);
-    MPI_OK(MPI_Error_class(rc, &c));
-    if (c != exp)
-        fail("%s: error class got %d (%s), expected %d (%s)", what, c, class_name(c),
-             exp, class_name(exp));
-    check_string(rc, what);
+static void expect_error(int rc, int exp, const char *what) {
+  int c = -12345;
+  if (rc == MPI_SUCCESS)
+    fail("%s: got MPI_SUCCESS, expected an error of class %s (%d)", what, class_name(exp), exp);
+  CHECK_MPI(MPI_Error_class(rc, &c));
+  if (c != exp)
+    fail("%s: error class got %d (%s), expected %d (%s)", what, c, class_name(c), exp,
+         class_name(exp));
+  check_string(rc, what);
 }
 
-static void expect_handler(MPI_Comm comm, MPI_Errhandler exp, const char *what)
-{
-    MPI_Errhandler h;
-    MPI_OK(MPI_Comm_get_errhandler(comm, &h));
-    if (h != exp)
-        fail("MPI_Comm_get_errhandler(%s): got a different handler than %s", what,
-             exp == MPI_ERRORS_RETURN ? "MPI_ERRORS_RETURN" : "MPI_ERRORS_ARE_FATAL");
+static void expect_handler(MPI_Comm comm, MPI_Errhandler exp, const char *what) {
+  MPI_Errhandler h;
+  CHECK_MPI(MPI_Comm_get_errhandler(comm, &h));
+  if (h != exp)
+    fail("MPI_Comm_get_errhandler(%s): got a different handler than %s", what,
+         exp == MPI_ERRORS_RETURN ? "MPI_ERRORS_RETURN" : "MPI_ERRORS_ARE_FATAL");
 }
 
-static void error_classes(void)
-{
-    int i, j, c = -12345;
-    MPI_OK(MPI_Error_class(MPI_SUCCESS, &c));
-    EXPECT_INT("MPI_Error_class(MPI_SUCCESS)", c, MPI_SUCCESS);
-    check_string(MPI_SUCCESS, "MPI_SUCCESS");
-    for (i = 0; i < NCLASSES; i++) {
-        char what[100];
-        if (classes[i].value <= MPI_SUCCESS)
-            fail("%s: got %d, expected > MPI_SUCCESS (%d)", classes[i].name,
-                 classes[i].value, MPI_SUCCESS);
-        for (j = 0; j < i; j++)
-            if (classes[j].value == classes[i].value)
-                fail("%s and %s: both %d, expected distinct classes",
-                     classes[j].name, classes[i].name, classes[i].value);
-        c = -12345;
-        MPI_OK(MPI_Error_class(classes[i].value, &c));
-        snprintf(what, sizeof what, "MPI_Error_class(%s)", classes[i].name);
-        EXPECT_INT(what, c, classes[i].value);
-        check_string(classes[i].value, classes[i].name);
-    }
+static void error_classes(void) {
+  int i, j, c = -12345;
+  CHECK_MPI(MPI_Error_class(MPI_SUCCESS, &c));
+  EXPECT_INT("MPI_Error_class(MPI_SUCCESS)", c, MPI_SUCCESS);
+  check_string(MPI_SUCCESS, "MPI_SUCCESS");
+  for (i = 0; i < NCLASSES; i++) {
+    char what[100];
+    if (classes[i].value <= MPI_SUCCESS)
+      fail("%s: got %d, expected > MPI_SUCCESS (%d)", classes[i].name, classes[i].value,
+           MPI_SUCCESS);
+    for (j = 0; j < i; j++)
+      if (classes[j].value == classes[i].value)
+        fail("%s and %s: both %d, expected distinct classes", classes[j].name, classes[i].name,
+             classes[i].value);
+    c = -12345;
+    CHECK_MPI(MPI_Error_class(classes[i].value, &c));
+    snprintf(what, sizeof what, "MPI_Error_class(%s)", classes[i].name);
+    EXPECT_INT(what, c, classes[i].value);
+    check_string(classes[i].value, classes[i].name);
+  }
 }
 
-static void erroneous_calls(MPI_Comm comm, const char *cname)
-{
-    int buf[4] = { 1, 2, 3, 4 };
-    int csize = -1, crank = -1, rc;
-    char what[200];
-    MPI_Request req = MPI_REQUEST_NULL;
+static void erroneous_calls(MPI_Comm comm, const char *cname) {
+  int buf[4] = {1, 2, 3, 4};
+  int csize = -1, crank = -1, rc;
+  char what[200];
+  MPI_Request req = MPI_REQUEST_NULL;
 
-    MPI_OK(MPI_Comm_size(comm, &csize));
-    MPI_OK(MPI_Comm_rank(comm, &crank));
+  CHECK_MPI(MPI_Comm_size(comm, &csize));
+  CHECK_MPI(MPI_Comm_rank(comm, &crank));
 
-#define TRY(CALL, CLASS)                                                        \
-    do {                                                                        \
-        snprintf(what, sizeof what, "%s on %s", #CALL, cname);                  \
-        expect_error((CALL), (CLASS), what);                                    \
-    } while (0)
+#define TRY(CALL, CLASS)                                   \
+  do {                                                     \
+    snprintf(what, sizeof what, "%s on %s", #CALL, cname); \
+    expect_error((CALL), (CLASS), what);                   \
+  } while (0)
 
-    TRY(MPI_Send(buf, 1, MPI_INT, csize, 0, comm), MPI_ERR_RANK);
-    TRY(MPI_Send(buf, 1, MPI_INT, MPI_ANY_SOURCE, 0, comm), MPI_ERR_RANK);
-    TRY(MPI_Recv(buf, 1, MPI_INT, csize, 0, comm, MPI_STATUS_IGNORE), MPI_ERR_RANK);
-    TRY(MPI_Send(buf, -1, MPI_INT, crank, 0, comm), MPI_ERR_COUNT);
-    TRY(MPI_Send(buf, 1, MPI_INT, crank, -7, comm), MPI_ERR_TAG);
-    TRY(MPI_Bcast(buf, 1, MPI_INT, -5, comm), MPI_ERR_ROOT);
-    TRY(MPI_Bcast(buf, 1, MPI_INT, csize, comm), MPI_ERR_ROOT);
-    TRY(MPI_Reduce(buf, buf + 2, 1, MPI_INT, MPI_SUM, -5, comm), MPI_ERR_ROOT);
+  TRY(MPI_Send(buf, 1, MPI_INT, csize, 0, comm), MPI_ERR_RANK);
+  TRY(MPI_Send(buf, 1, MPI_INT, MPI_ANY_SOURCE, 0, comm), MPI_ERR_RANK);
+  TRY(MPI_Recv(buf, 1, MPI_INT, csize, 0, comm, MPI_STATUS_IGNORE), MPI_ERR_RANK);
+  TRY(MPI_Send(buf, -1, MPI_INT, crank, 0, comm), MPI_ERR_COUNT);
+  TRY(MPI_Send(buf, 1, MPI_INT, crank, -7, comm), MPI_ERR_TAG);
+  TRY(MPI_Bcast(buf, 1, MPI_INT, -5, comm), MPI_ERR_ROOT);
+  TRY(MPI_Bcast(buf, 1, MPI_INT, csize, comm), MPI_ERR_ROOT);
+  TRY(MPI_Reduce(buf, buf + 2, 1, MPI_INT, MPI_SUM, -5, comm), MPI_ERR_ROOT);
 #undef TRY
 
-    /* The error of a non-blocking send may come from the call or from its
-     * completion. */
-    rc = MPI_Isend(buf, 1, MPI_INT, csize, 0, comm, &req);
-    snprintf(what, sizeof what, "MPI_Isend to rank %d on %s", csize, cname);
-    if (rc == MPI_SUCCESS) {
-        rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
-        strncat(what, " (reported by MPI_Wait)", sizeof what - strlen(what) - 1);
-    }
-    expect_error(rc, MPI_ERR_RANK, what);
+  /* The error of a non-blocking send may come from the call or from its
+   * completion. */
+  rc = MPI_Isend(buf, 1, MPI_INT, csize, 0, comm, &req);
+  snprintf(what, sizeof what, "MPI_Isend to rank %d on %s", csize, cname);
+  if (rc == MPI_SUCCESS) {
+    rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+    strncat(what, " (reported by MPI_Wait)", sizeof what - strlen(what) - 1);
+  }
+  expect_error(rc, MPI_ERR_RANK, what);
 }
 
-int main(int argc, char **argv)
-{
-    MPI_Comm dup, split;
-    int got, i;
+int main(int argc, char **argv) {
+  MPI_Comm dup, split;
+  int got, i;
 
-    MPI_OK(MPI_Init(&argc, &argv));
-    MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
-    MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
-    g_rank = rank;
-    init_classes();
+  CHECK_MPI(MPI_Init(&argc, &argv));
+  CHECK_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+  CHECK_MPI(MPI_Comm_size(MPI_COMM_WORLD, &size));
+  g_rank = rank;
+  init_classes();
 
-    expect_handler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL,
-                   "MPI_COMM_WORLD at start-up");
-    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-    expect_handler(MPI_COMM_WORLD, MPI_ERRORS_RETURN,
-                   "MPI_COMM_WORLD after setting MPI_ERRORS_RETURN");
+  expect_handler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL, "MPI_COMM_WORLD at start-up");
+  CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+  expect_handler(MPI_COMM_WORLD, MPI_ERRORS_RETURN,
+                 "MPI_COMM_WORLD after setting MPI_ERRORS_RETURN");
 
-    error_classes();
-    erroneous_calls(MPI_COMM_WORLD, "MPI_COMM_WORLD");
+  error_classes();
+  erroneous_calls(MPI_COMM_WORLD, "MPI_COMM_WORLD");
 
-    /* Inheritance. */
-    MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
-    expect_handler(dup, MPI_ERRORS_RETURN, "dup of MPI_COMM_WORLD");
-    erroneous_calls(dup, "dup of MPI_COMM_WORLD");
-    MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &split));
-    expect_handler(split, MPI_ERRORS_RETURN, "split of MPI_COMM_WORLD");
-    erroneous_calls(split, "parity split of MPI_COMM_WORLD");
+  /* Inheritance. */
+  CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+  expect_handler(dup, MPI_ERRORS_RETURN, "dup of MPI_COMM_WORLD");
+  erroneous_calls(dup, "dup of MPI_COMM_WORLD");
+  CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &split));
+  expect_handler(split, MPI_ERRORS_RETURN, "split of MPI_COMM_WORLD");
+  erroneous_calls(split, "parity split of MPI_COMM_WORLD");
 
-    MPI_OK(MPI_Comm_set_errhandler(dup, MPI_ERRORS_ARE_FATAL));
-    expect_handler(dup, MPI_ERRORS_ARE_FATAL, "dup after setting it fatal");
-    expect_handler(MPI_COMM_WORLD, MPI_ERRORS_RETURN,
-                   "MPI_COMM_WORLD after setting its dup fatal");
-    MPI_OK(MPI_Comm_free(&dup));
-    MPI_OK(MPI_Comm_free(&split));
+  CHECK_MPI(MPI_Comm_set_errhandler(dup, MPI_ERRORS_ARE_FATAL));
+  expect_handler(dup, MPI_ERRORS_ARE_FATAL, "dup after setting it fatal");
+  expect_handler(MPI_COMM_WORLD, MPI_ERRORS_RETURN, "MPI_COMM_WORLD after setting its dup fatal");
+  CHECK_MPI(MPI_Comm_free(&dup));
+  CHECK_MPI(MPI_Comm_free(&split));
 
-    /* Still in working order. */
-    got = -1;
-    MPI_OK(MPI_Allreduce(&rank, &got, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
-    EXPECT_INT("MPI_Allreduce after the errors", got, size * (size - 1) / 2);
-    for (i = 0; i < 3; i++) {
-        int next = (rank + 1) % size, prev = (rank + size - 1) % size;
-        int out = rank * 100 + i, in = -1;
-        MPI_OK(MPI_Sendrecv(&out, 1, MPI_INT, next, i, &in, 1, MPI_INT, prev, i,
-                            MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-        EXPECT_INT("MPI_Sendrecv after the errors", in, prev * 100 + i);
-    }
+  /* Still in working order. */
+  got = -1;
+  CHECK_MPI(MPI_Allreduce(&rank, &got, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+  EXPECT_INT("MPI_Allreduce after the errors", got, size * (size - 1) / 2);
+  for (i = 0; i < 3; i++) {
+    int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+    int out = rank * 100 + i, in = -1;
+    CHECK_MPI(MPI_Sendrecv(&out, 1, MPI_INT, next, i, &in, 1, MPI_INT, prev, i, MPI_COMM_WORLD,
+                           MPI_STATUS_IGNORE));
+    EXPECT_INT("MPI_Sendrecv after the errors", in, prev * 100 + i);
+  }
 
-    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
-    expect_handler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL,
-                   "MPI_COMM_WORLD after setting MPI_ERRORS_ARE_FATAL back");
+  CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+  expect_handler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL,
+                 "MPI_COMM_WORLD after setting MPI_ERRORS_ARE_FATAL back");
 
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-    MPI_OK(MPI_Finalize());
-    if (rank == 0) {
-        printf("%s: OK (%d ranks)\n", prog, size);
-        fflush(stdout);
-    }
-    return 0;
+  finalize_and_report(size);
+  return 0;
 }

@@ -26,41 +26,12 @@
  * Prints "probe: OK (N ranks)" from rank 0.
  */
 #include <mpi.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *prog = "probe";
-static int g_rank = -1;
-
-static void fail(const char *fmt, ...)
-{
-    va_list ap;
-    fprintf(stderr, "%s: rank %d: ", prog, g_rank);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-    exit(1);
-}
-
-#define EXPECT_INT(what, got, exp)                                              \
-    do {                                                                        \
-        long long got_ = (long long)(got), exp_ = (long long)(exp);             \
-        if (got_ != exp_)                                                       \
-            fail("%s: got %lld, expected %lld", (what), got_, exp_);            \
-    } while (0)
-
-#define MPI_OK(call)                                                            \
-    do {                                                                        \
-        int rc_ = (call);                                                       \
-        if (rc_ != MPI_SUCCESS)                                                 \
-            fail("%s: got return code %d, expected MPI_SUCCESS (%d)", #call,    \
-                 rc_, MPI_SUCCESS);                                             \
-    } while (0)
+#define PROGRAM "probe"
+#include "check.h"
 
 #define BIG_COUNT 300000
 #define TAG_BASE 100
@@ -77,311 +48,274 @@ static double b_value(int r, int i) { return r + i * 0.25; }
 static int early_count(int r) { return r + 1; }
 static int late_count(int r) { return 2 * r + 5; }
 
-static void probe_unknown_sizes(void)
-{
-    int *a = malloc((size_t)a_count(rank) * sizeof *a);
-    double *b = malloc(BIG_COUNT * sizeof *b);
-    int i;
-    if (a == NULL || b == NULL)
-        fail("out of memory");
-    for (i = 0; i < a_count(rank); i++)
-        a[i] = a_value(rank, i);
-    for (i = 0; i < BIG_COUNT; i++)
-        b[i] = b_value(rank, i);
+static void probe_unknown_sizes(void) {
+  int *a = malloc((size_t)a_count(rank) * sizeof *a);
+  double *b = malloc(BIG_COUNT * sizeof *b);
+  int i;
+  if (a == NULL || b == NULL) fail("out of memory");
+  for (i = 0; i < a_count(rank); i++) a[i] = a_value(rank, i);
+  for (i = 0; i < BIG_COUNT; i++) b[i] = b_value(rank, i);
 
-    if (rank != 0) {
-        MPI_OK(MPI_Send(a, a_count(rank), MPI_INT, 0, TAG_BASE + rank,
-                        MPI_COMM_WORLD));
-        MPI_OK(MPI_Send(b, BIG_COUNT, MPI_DOUBLE, 0, TAG_BASE + rank,
-                        MPI_COMM_WORLD));
-    } else {
-        MPI_Request self[2];
-        int *seen = calloc((size_t)size, sizeof *seen);
-        int m;
-        if (seen == NULL)
-            fail("out of memory");
-        MPI_OK(MPI_Isend(a, a_count(0), MPI_INT, 0, TAG_BASE, MPI_COMM_WORLD,
-                         &self[0]));
-        MPI_OK(MPI_Isend(b, BIG_COUNT, MPI_DOUBLE, 0, TAG_BASE, MPI_COMM_WORLD,
-                         &self[1]));
-        for (m = 0; m < 2 * size; m++) {
-            MPI_Status st, rst;
-            int src, tag, count = -1, bytes = -1, rcount = -1;
-            MPI_OK(MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
-            src = st.MPI_SOURCE;
-            tag = st.MPI_TAG;
-            if (src < 0 || src >= size)
-                fail("MPI_Probe status.MPI_SOURCE: got %d, expected 0..%d", src,
-                     size - 1);
-            if (seen[src] >= 2)
-                fail("MPI_Probe: a third message from rank %d, expected two", src);
-            EXPECT_INT("MPI_Probe status.MPI_TAG", tag, TAG_BASE + src);
-            MPI_OK(MPI_Get_count(&st, MPI_BYTE, &bytes));
-            if (seen[src] == 0) {
-                /* Message A. */
-                int *buf;
-                MPI_OK(MPI_Get_count(&st, MPI_INT, &count));
-                if (count != a_count(src))
-                    fail("MPI_Get_count on the first message probed from rank %d: "
-                         "got %d ints, expected %d (message B overtook A?)", src,
-                         count, a_count(src));
-                EXPECT_INT("MPI_Get_count(MPI_BYTE) on message A", bytes,
-                           (long long)a_count(src) * (long long)sizeof(int));
-                buf = malloc((size_t)count * sizeof *buf);
-                if (buf == NULL)
-                    fail("out of memory");
-                MPI_OK(MPI_Recv(buf, count, MPI_INT, src, tag, MPI_COMM_WORLD, &rst));
-                MPI_OK(MPI_Get_count(&rst, MPI_INT, &rcount));
-                EXPECT_INT("MPI_Recv of message A: count", rcount, a_count(src));
-                for (i = 0; i < count; i++)
-                    if (buf[i] != a_value(src, i))
-                        fail("message A from rank %d element %d: got %d, expected %d",
-                             src, i, buf[i], a_value(src, i));
-                free(buf);
-            } else {
-                /* Message B. */
-                double *buf;
-                MPI_OK(MPI_Get_count(&st, MPI_DOUBLE, &count));
-                if (count != BIG_COUNT)
-                    fail("MPI_Get_count on the second message probed from rank %d: "
-                         "got %d doubles, expected %d", src, count, BIG_COUNT);
-                EXPECT_INT("MPI_Get_count(MPI_BYTE) on message B", bytes,
-                           (long long)BIG_COUNT * (long long)sizeof(double));
-                buf = malloc((size_t)count * sizeof *buf);
-                if (buf == NULL)
-                    fail("out of memory");
-                MPI_OK(MPI_Recv(buf, count, MPI_DOUBLE, src, tag, MPI_COMM_WORLD,
-                                &rst));
-                MPI_OK(MPI_Get_count(&rst, MPI_DOUBLE, &rcount));
-                EXPECT_INT("MPI_Recv of message B: count", rcount, BIG_COUNT);
-                for (i = 0; i < count; i++)
-                    if (buf[i] != b_value(src, i))
-                        fail("message B from rank %d element %d: got %g, expected %g",
-                             src, i, buf[i], b_value(src, i));
-                free(buf);
-            }
-            EXPECT_INT("MPI_Recv status.MPI_SOURCE", rst.MPI_SOURCE, src);
-            EXPECT_INT("MPI_Recv status.MPI_TAG", rst.MPI_TAG, tag);
-            seen[src]++;
-        }
-        for (i = 0; i < size; i++)
-            if (seen[i] != 2)
-                fail("messages probed from rank %d: got %d, expected 2", i, seen[i]);
-        MPI_OK(MPI_Waitall(2, self, MPI_STATUSES_IGNORE));
-        free(seen);
+  if (rank != 0) {
+    CHECK_MPI(MPI_Send(a, a_count(rank), MPI_INT, 0, TAG_BASE + rank, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Send(b, BIG_COUNT, MPI_DOUBLE, 0, TAG_BASE + rank, MPI_COMM_WORLD));
+  } else {
+    MPI_Request self[2];
+    int *seen = calloc((size_t)size, sizeof *seen);
+    int m;
+    if (seen == NULL) fail("out of memory");
+    CHECK_MPI(MPI_Isend(a, a_count(0), MPI_INT, 0, TAG_BASE, MPI_COMM_WORLD, &self[0]));
+    CHECK_MPI(MPI_Isend(b, BIG_COUNT, MPI_DOUBLE, 0, TAG_BASE, MPI_COMM_WORLD, &self[1]));
+    for (m = 0; m < 2 * size; m++) {
+      MPI_Status st, rst;
+      int src, tag, count = -1, bytes = -1, rcount = -1;
+      CHECK_MPI(MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
+      src = st.MPI_SOURCE;
+      tag = st.MPI_TAG;
+      if (src < 0 || src >= size)
+        fail("MPI_Probe status.MPI_SOURCE: got %d, expected 0..%d", src, size - 1);
+      if (seen[src] >= 2) fail("MPI_Probe: a third message from rank %d, expected two", src);
+      EXPECT_INT("MPI_Probe status.MPI_TAG", tag, TAG_BASE + src);
+      CHECK_MPI(MPI_Get_count(&st, MPI_BYTE, &bytes));
+      if (seen[src] == 0) {
+        /* Message A. */
+        int *buf;
+        CHECK_MPI(MPI_Get_count(&st, MPI_INT, &count));
+        if (count != a_count(src))
+          fail(
+              "MPI_Get_count on the first message probed from rank %d: "
+              "got %d ints, expected %d (message B overtook A?)",
+              src, count, a_count(src));
+        EXPECT_INT("MPI_Get_count(MPI_BYTE) on message A", bytes,
+                   (long long)a_count(src) * (long long)sizeof(int));
+        buf = malloc((size_t)count * sizeof *buf);
+        if (buf == NULL) fail("out of memory");
+        CHECK_MPI(MPI_Recv(buf, count, MPI_INT, src, tag, MPI_COMM_WORLD, &rst));
+        CHECK_MPI(MPI_Get_count(&rst, MPI_INT, &rcount));
+        EXPECT_INT("MPI_Recv of message A: count", rcount, a_count(src));
+        for (i = 0; i < count; i++)
+          if (buf[i] != a_value(src, i))
+            fail("message A from rank %d element %d: got %d, expected %d", src, i, buf[i],
+                 a_value(src, i));
+        free(buf);
+      } else {
+        /* Message B. */
+        double *buf;
+        CHECK_MPI(MPI_Get_count(&st, MPI_DOUBLE, &count));
+        if (count != BIG_COUNT)
+          fail(
+              "MPI_Get_count on the second message probed from rank %d: "
+              "got %d doubles, expected %d",
+              src, count, BIG_COUNT);
+        EXPECT_INT("MPI_Get_count(MPI_BYTE) on message B", bytes,
+                   (long long)BIG_COUNT * (long long)sizeof(double));
+        buf = malloc((size_t)count * sizeof *buf);
+        if (buf == NULL) fail("out of memory");
+        CHECK_MPI(MPI_Recv(buf, count, MPI_DOUBLE, src, tag, MPI_COMM_WORLD, &rst));
+        CHECK_MPI(MPI_Get_count(&rst, MPI_DOUBLE, &rcount));
+        EXPECT_INT("MPI_Recv of message B: count", rcount, BIG_COUNT);
+        for (i = 0; i < count; i++)
+          if (buf[i] != b_value(src, i))
+            fail("message B from rank %d element %d: got %g, expected %g", src, i, buf[i],
+                 b_value(src, i));
+        free(buf);
+      }
+      EXPECT_INT("MPI_Recv status.MPI_SOURCE", rst.MPI_SOURCE, src);
+      EXPECT_INT("MPI_Recv status.MPI_TAG", rst.MPI_TAG, tag);
+      seen[src]++;
     }
-    free(a);
-    free(b);
+    for (i = 0; i < size; i++)
+      if (seen[i] != 2) fail("messages probed from rank %d: got %d, expected 2", i, seen[i]);
+    CHECK_MPI(MPI_Waitall(2, self, MPI_STATUSES_IGNORE));
+    free(seen);
+  }
+  free(a);
+  free(b);
 }
 
 /* Polls MPI_Iprobe(source, tag) until it reports a message. */
-static void poll_iprobe(int source, int tag, MPI_Status *st, const char *what)
-{
-    double t0 = MPI_Wtime();
-    long polls = 0;
-    for (;;) {
-        int flag = -1;
-        MPI_OK(MPI_Iprobe(source, tag, MPI_COMM_WORLD, &flag, st));
-        polls++;
-        if (flag == -1)
-            fail("%s: MPI_Iprobe did not set flag", what);
-        if (flag)
-            return;
-        if (MPI_Wtime() - t0 > POLL_LIMIT_S)
-            fail("%s: MPI_Iprobe found no message after %ld polls in %.0f s, "
-                 "expected one", what, polls, POLL_LIMIT_S);
-    }
+static void poll_iprobe(int source, int tag, MPI_Status *st, const char *what) {
+  double t0 = MPI_Wtime();
+  long polls = 0;
+  for (;;) {
+    int flag = -1;
+    CHECK_MPI(MPI_Iprobe(source, tag, MPI_COMM_WORLD, &flag, st));
+    polls++;
+    if (flag == -1) fail("%s: MPI_Iprobe did not set flag", what);
+    if (flag) return;
+    if (MPI_Wtime() - t0 > POLL_LIMIT_S)
+      fail(
+          "%s: MPI_Iprobe found no message after %ld polls in %.0f s, "
+          "expected one",
+          what, polls, POLL_LIMIT_S);
+  }
 }
 
-static void iprobe_polling(void)
-{
-    int *early = malloc((size_t)early_count(rank) * sizeof *early);
-    int *late = malloc((size_t)late_count(rank) * sizeof *late);
-    MPI_Request reqs[2];
-    int i;
-    if (early == NULL || late == NULL)
-        fail("out of memory");
-    for (i = 0; i < early_count(rank); i++)
-        early[i] = rank * 1000 + i;
-    for (i = 0; i < late_count(rank); i++)
-        late[i] = -(rank * 1000 + i);
+static void iprobe_polling(void) {
+  int *early = malloc((size_t)early_count(rank) * sizeof *early);
+  int *late = malloc((size_t)late_count(rank) * sizeof *late);
+  MPI_Request reqs[2];
+  int i;
+  if (early == NULL || late == NULL) fail("out of memory");
+  for (i = 0; i < early_count(rank); i++) early[i] = rank * 1000 + i;
+  for (i = 0; i < late_count(rank); i++) late[i] = -(rank * 1000 + i);
 
-    if (rank == 0) {
-        int flag = -1;
-        MPI_Status st;
-        MPI_OK(MPI_Iprobe(MPI_ANY_SOURCE, TAG_NEVER, MPI_COMM_WORLD, &flag, &st));
-        EXPECT_INT("MPI_Iprobe for a tag nobody sends: flag", flag, 0);
-    }
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-
-    MPI_OK(MPI_Isend(early, early_count(rank), MPI_INT, 0, TAG_EARLY,
-                     MPI_COMM_WORLD, &reqs[0]));
-    MPI_OK(MPI_Isend(late, late_count(rank), MPI_INT, 0, TAG_LATE, MPI_COMM_WORLD,
-                     &reqs[1]));
-
-    if (rank == 0) {
-        int s, got;
-        int *seen = calloc((size_t)size, sizeof *seen);
-        int *buf = malloc((size_t)(2 * size + 5) * sizeof *buf);
-        if (seen == NULL || buf == NULL)
-            fail("out of memory");
-        /* Specific source and the later tag. */
-        for (s = 0; s < size; s++) {
-            MPI_Status st, rst;
-            int count = -1;
-            char what[100];
-            snprintf(what, sizeof what, "MPI_Iprobe(%d, %d)", s, TAG_LATE);
-            poll_iprobe(s, TAG_LATE, &st, what);
-            EXPECT_INT("MPI_Iprobe (specific) status.MPI_SOURCE", st.MPI_SOURCE, s);
-            EXPECT_INT("MPI_Iprobe (specific) status.MPI_TAG", st.MPI_TAG, TAG_LATE);
-            MPI_OK(MPI_Get_count(&st, MPI_INT, &count));
-            EXPECT_INT("MPI_Iprobe (specific) MPI_Get_count", count, late_count(s));
-            MPI_OK(MPI_Recv(buf, count, MPI_INT, s, TAG_LATE, MPI_COMM_WORLD, &rst));
-            for (i = 0; i < count; i++)
-                if (buf[i] != -(s * 1000 + i))
-                    fail("tag-%d message from rank %d element %d: got %d, expected %d",
-                         TAG_LATE, s, i, buf[i], -(s * 1000 + i));
-        }
-        /* Any source, any tag: only the tag-50 messages are left. */
-        for (got = 0; got < size; got++) {
-            MPI_Status st, rst;
-            int count = -1, src;
-            poll_iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, &st,
-                        "MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG)");
-            src = st.MPI_SOURCE;
-            if (src < 0 || src >= size)
-                fail("MPI_Iprobe (any) status.MPI_SOURCE: got %d, expected 0..%d",
-                     src, size - 1);
-            if (seen[src])
-                fail("MPI_Iprobe (any): second tag-%d message from rank %d, "
-                     "expected one", TAG_EARLY, src);
-            seen[src] = 1;
-            EXPECT_INT("MPI_Iprobe (any) status.MPI_TAG", st.MPI_TAG, TAG_EARLY);
-            MPI_OK(MPI_Get_count(&st, MPI_INT, &count));
-            EXPECT_INT("MPI_Iprobe (any) MPI_Get_count", count, early_count(src));
-            MPI_OK(MPI_Recv(buf, count, MPI_INT, src, st.MPI_TAG, MPI_COMM_WORLD,
-                            &rst));
-            EXPECT_INT("MPI_Recv after MPI_Iprobe: status.MPI_SOURCE",
-                       rst.MPI_SOURCE, src);
-            for (i = 0; i < count; i++)
-                if (buf[i] != src * 1000 + i)
-                    fail("tag-%d message from rank %d element %d: got %d, expected %d",
-                         TAG_EARLY, src, i, buf[i], src * 1000 + i);
-        }
-        /* Nothing left. */
-        {
-            int flag = -1;
-            MPI_Status st;
-            MPI_OK(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag,
-                              &st));
-            EXPECT_INT("MPI_Iprobe after receiving everything: flag", flag, 0);
-        }
-        free(seen);
-        free(buf);
-    }
-    MPI_OK(MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE));
-    free(early);
-    free(late);
-}
-
-static void check_null_status(const char *what, const MPI_Status *st)
-{
-    int count = -1;
-    char buf[160];
-    snprintf(buf, sizeof buf, "%s: status.MPI_SOURCE (MPI_PROC_NULL = %d)", what,
-             MPI_PROC_NULL);
-    EXPECT_INT(buf, st->MPI_SOURCE, MPI_PROC_NULL);
-    snprintf(buf, sizeof buf, "%s: status.MPI_TAG (MPI_ANY_TAG = %d)", what,
-             MPI_ANY_TAG);
-    EXPECT_INT(buf, st->MPI_TAG, MPI_ANY_TAG);
-    MPI_OK(MPI_Get_count(st, MPI_INT, &count));
-    snprintf(buf, sizeof buf, "%s: MPI_Get_count", what);
-    EXPECT_INT(buf, count, 0);
-}
-
-static void check_untouched(const char *what, const int *buf, int n)
-{
-    int i;
-    for (i = 0; i < n; i++)
-        if (buf[i] != 12345)
-            fail("%s: receive buffer element %d: got %d, expected 12345 (untouched)",
-                 what, i, buf[i]);
-}
-
-static void proc_null(void)
-{
-    int out[5] = { 1, 2, 3, 4, 5 };
-    int in[5];
-    int i, flag;
+  if (rank == 0) {
+    int flag = -1;
     MPI_Status st;
-    MPI_Request req;
+    CHECK_MPI(MPI_Iprobe(MPI_ANY_SOURCE, TAG_NEVER, MPI_COMM_WORLD, &flag, &st));
+    EXPECT_INT("MPI_Iprobe for a tag nobody sends: flag", flag, 0);
+  }
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
 
-#define RESET()                                                                 \
-    do {                                                                        \
-        for (i = 0; i < 5; i++)                                                 \
-            in[i] = 12345;                                                      \
-        memset(&st, 0x5a, sizeof st);                                           \
-    } while (0)
+  CHECK_MPI(MPI_Isend(early, early_count(rank), MPI_INT, 0, TAG_EARLY, MPI_COMM_WORLD, &reqs[0]));
+  CHECK_MPI(MPI_Isend(late, late_count(rank), MPI_INT, 0, TAG_LATE, MPI_COMM_WORLD, &reqs[1]));
 
-    MPI_OK(MPI_Send(out, 5, MPI_INT, MPI_PROC_NULL, 5, MPI_COMM_WORLD));
+  if (rank == 0) {
+    int s, got;
+    int *seen = calloc((size_t)size, sizeof *seen);
+    int *buf = malloc((size_t)(2 * size + 5) * sizeof *buf);
+    if (seen == NULL || buf == NULL) fail("out of memory");
+    /* Specific source and the later tag. */
+    for (s = 0; s < size; s++) {
+      MPI_Status st, rst;
+      int count = -1;
+      char what[100];
+      snprintf(what, sizeof what, "MPI_Iprobe(%d, %d)", s, TAG_LATE);
+      poll_iprobe(s, TAG_LATE, &st, what);
+      EXPECT_INT("MPI_Iprobe (specific) status.MPI_SOURCE", st.MPI_SOURCE, s);
+      EXPECT_INT("MPI_Iprobe (specific) status.MPI_TAG", st.MPI_TAG, TAG_LATE);
+      CHECK_MPI(MPI_Get_count(&st, MPI_INT, &count));
+      EXPECT_INT("MPI_Iprobe (specific) MPI_Get_count", count, late_count(s));
+      CHECK_MPI(MPI_Recv(buf, count, MPI_INT, s, TAG_LATE, MPI_COMM_WORLD, &rst));
+      for (i = 0; i < count; i++)
+        if (buf[i] != -(s * 1000 + i))
+          fail("tag-%d message from rank %d element %d: got %d, expected %d", TAG_LATE, s, i,
+               buf[i], -(s * 1000 + i));
+    }
+    /* Any source, any tag: only the tag-50 messages are left. */
+    for (got = 0; got < size; got++) {
+      MPI_Status st, rst;
+      int count = -1, src;
+      poll_iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, &st, "MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG)");
+      src = st.MPI_SOURCE;
+      if (src < 0 || src >= size)
+        fail("MPI_Iprobe (any) status.MPI_SOURCE: got %d, expected 0..%d", src, size - 1);
+      if (seen[src])
+        fail(
+            "MPI_Iprobe (any): second tag-%d message from rank %d, "
+            "expected one",
+            TAG_EARLY, src);
+      seen[src] = 1;
+      EXPECT_INT("MPI_Iprobe (any) status.MPI_TAG", st.MPI_TAG, TAG_EARLY);
+      CHECK_MPI(MPI_Get_count(&st, MPI_INT, &count));
+      EXPECT_INT("MPI_Iprobe (any) MPI_Get_count", count, early_count(src));
+      CHECK_MPI(MPI_Recv(buf, count, MPI_INT, src, st.MPI_TAG, MPI_COMM_WORLD, &rst));
+      EXPECT_INT("MPI_Recv after MPI_Iprobe: status.MPI_SOURCE", rst.MPI_SOURCE, src);
+      for (i = 0; i < count; i++)
+        if (buf[i] != src * 1000 + i)
+          fail("tag-%d message from rank %d element %d: got %d, expected %d", TAG_EARLY, src, i,
+               buf[i], src * 1000 + i);
+    }
+    /* Nothing left. */
+    {
+      int flag = -1;
+      MPI_Status st;
+      CHECK_MPI(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st));
+      EXPECT_INT("MPI_Iprobe after receiving everything: flag", flag, 0);
+    }
+    free(seen);
+    free(buf);
+  }
+  CHECK_MPI(MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE));
+  free(early);
+  free(late);
+}
 
-    MPI_OK(MPI_Isend(out, 5, MPI_INT, MPI_PROC_NULL, 5, MPI_COMM_WORLD, &req));
-    MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+static void check_null_status(const char *what, const MPI_Status *st) {
+  int count = -1;
+  char buf[160];
+  snprintf(buf, sizeof buf, "%s: status.MPI_SOURCE (MPI_PROC_NULL = %d)", what, MPI_PROC_NULL);
+  EXPECT_INT(buf, st->MPI_SOURCE, MPI_PROC_NULL);
+  snprintf(buf, sizeof buf, "%s: status.MPI_TAG (MPI_ANY_TAG = %d)", what, MPI_ANY_TAG);
+  EXPECT_INT(buf, st->MPI_TAG, MPI_ANY_TAG);
+  CHECK_MPI(MPI_Get_count(st, MPI_INT, &count));
+  snprintf(buf, sizeof buf, "%s: MPI_Get_count", what);
+  EXPECT_INT(buf, count, 0);
+}
 
-    RESET();
-    MPI_OK(MPI_Recv(in, 5, MPI_INT, MPI_PROC_NULL, 5, MPI_COMM_WORLD, &st));
-    check_null_status("MPI_Recv(MPI_PROC_NULL, tag 5)", &st);
-    check_untouched("MPI_Recv(MPI_PROC_NULL)", in, 5);
+static void check_untouched(const char *what, const int *buf, int n) {
+  int i;
+  for (i = 0; i < n; i++)
+    if (buf[i] != 12345)
+      fail("%s: receive buffer element %d: got %d, expected 12345 (untouched)", what, i, buf[i]);
+}
 
-    RESET();
-    MPI_OK(MPI_Recv(in, 5, MPI_INT, MPI_PROC_NULL, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
-    check_null_status("MPI_Recv(MPI_PROC_NULL, MPI_ANY_TAG)", &st);
+static void proc_null(void) {
+  int out[5] = {1, 2, 3, 4, 5};
+  int in[5];
+  int i, flag;
+  MPI_Status st;
+  MPI_Request req;
 
-    RESET();
-    MPI_OK(MPI_Irecv(in, 5, MPI_INT, MPI_PROC_NULL, 5, MPI_COMM_WORLD, &req));
-    MPI_OK(MPI_Wait(&req, &st));
-    check_null_status("MPI_Irecv(MPI_PROC_NULL) + MPI_Wait", &st);
-    check_untouched("MPI_Irecv(MPI_PROC_NULL)", in, 5);
-    if (req != MPI_REQUEST_NULL)
-        fail("MPI_Wait on a MPI_PROC_NULL receive did not set MPI_REQUEST_NULL");
+#define RESET()                            \
+  do {                                     \
+    for (i = 0; i < 5; i++) in[i] = 12345; \
+    memset(&st, 0x5a, sizeof st);          \
+  } while (0)
 
-    RESET();
-    MPI_OK(MPI_Sendrecv(out, 5, MPI_INT, MPI_PROC_NULL, 6, in, 5, MPI_INT,
-                        MPI_PROC_NULL, 6, MPI_COMM_WORLD, &st));
-    check_null_status("MPI_Sendrecv(MPI_PROC_NULL, MPI_PROC_NULL)", &st);
-    check_untouched("MPI_Sendrecv(MPI_PROC_NULL)", in, 5);
+  CHECK_MPI(MPI_Send(out, 5, MPI_INT, MPI_PROC_NULL, 5, MPI_COMM_WORLD));
 
-    RESET();
-    MPI_OK(MPI_Probe(MPI_PROC_NULL, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
-    check_null_status("MPI_Probe(MPI_PROC_NULL)", &st);
+  CHECK_MPI(MPI_Isend(out, 5, MPI_INT, MPI_PROC_NULL, 5, MPI_COMM_WORLD, &req));
+  CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
 
-    RESET();
-    flag = -1;
-    MPI_OK(MPI_Iprobe(MPI_PROC_NULL, 7, MPI_COMM_WORLD, &flag, &st));
-    if (!flag)
-        fail("MPI_Iprobe(MPI_PROC_NULL) flag: got 0, expected true");
-    check_null_status("MPI_Iprobe(MPI_PROC_NULL)", &st);
+  RESET();
+  CHECK_MPI(MPI_Recv(in, 5, MPI_INT, MPI_PROC_NULL, 5, MPI_COMM_WORLD, &st));
+  check_null_status("MPI_Recv(MPI_PROC_NULL, tag 5)", &st);
+  check_untouched("MPI_Recv(MPI_PROC_NULL)", in, 5);
+
+  RESET();
+  CHECK_MPI(MPI_Recv(in, 5, MPI_INT, MPI_PROC_NULL, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
+  check_null_status("MPI_Recv(MPI_PROC_NULL, MPI_ANY_TAG)", &st);
+
+  RESET();
+  CHECK_MPI(MPI_Irecv(in, 5, MPI_INT, MPI_PROC_NULL, 5, MPI_COMM_WORLD, &req));
+  CHECK_MPI(MPI_Wait(&req, &st));
+  check_null_status("MPI_Irecv(MPI_PROC_NULL) + MPI_Wait", &st);
+  check_untouched("MPI_Irecv(MPI_PROC_NULL)", in, 5);
+  if (req != MPI_REQUEST_NULL)
+    fail("MPI_Wait on a MPI_PROC_NULL receive did not set MPI_REQUEST_NULL");
+
+  RESET();
+  CHECK_MPI(MPI_Sendrecv(out, 5, MPI_INT, MPI_PROC_NULL, 6, in, 5, MPI_INT, MPI_PROC_NULL, 6,
+                         MPI_COMM_WORLD, &st));
+  check_null_status("MPI_Sendrecv(MPI_PROC_NULL, MPI_PROC_NULL)", &st);
+  check_untouched("MPI_Sendrecv(MPI_PROC_NULL)", in, 5);
+
+  RESET();
+  CHECK_MPI(MPI_Probe(MPI_PROC_NULL, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
+  check_null_status("MPI_Probe(MPI_PROC_NULL)", &st);
+
+  RESET();
+  flag = -1;
+  CHECK_MPI(MPI_Iprobe(MPI_PROC_NULL, 7, MPI_COMM_WORLD, &flag, &st));
+  if (!flag) fail("MPI_Iprobe(MPI_PROC_NULL) flag: got 0, expected true");
+  check_null_status("MPI_Iprobe(MPI_PROC_NULL)", &st);
 #undef RESET
 }
 
-int main(int argc, char **argv)
-{
-    MPI_OK(MPI_Init(&argc, &argv));
-    MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
-    MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
-    g_rank = rank;
+int main(int argc, char **argv) {
+  CHECK_MPI(MPI_Init(&argc, &argv));
+  CHECK_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+  CHECK_MPI(MPI_Comm_size(MPI_COMM_WORLD, &size));
+  g_rank = rank;
 
-    probe_unknown_sizes();
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-    iprobe_polling();
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-    proc_null();
+  probe_unknown_sizes();
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  iprobe_polling();
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  proc_null();
 
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-    MPI_OK(MPI_Finalize());
-    if (rank == 0) {
-        printf("%s: OK (%d ranks)\n", prog, size);
-        fflush(stdout);
-    }
-    return 0;
+  finalize_and_report(size);
+  return 0;
 }

@@ -1,0 +1,38 @@
+// A point-to-point message's bytes, as the core moves them. When the elements lie in
+// one contiguous range (every predefined datatype, and derived ones such as a
+// contiguous run), this is the program's memory itself. Otherwise (a vector, a struct
+// with gaps) it is a packed copy for a send, or a staging buffer for a receive, which
+// unpack() spreads into the program's memory once the message has arrived.
+#pragma once
+
+#include <mpi.h>
+#include <weft/tensor.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace weft::mpi {
+
+class Message {
+ public:
+  static Message outgoing(const void* buf, int count, MPI_Datatype datatype, const char* what);
+  static Message incoming(void* buf, int count, MPI_Datatype datatype, const char* what);
+
+  const weft::Tensor& tensor() const { return tensor_; }
+  // Moves `received` bytes from the staging buffer into place; nothing when unstaged.
+  void unpack(uint64_t received) const;
+  // What must live as long as the operation: the copy or the staging buffer (or null).
+  std::shared_ptr<void> keep_alive() const { return state_; }
+
+ private:
+  struct Staged;
+  // A view of the buffer, or a staging copy (packed now when `sending`).
+  static Message over(const void* buf, int count, MPI_Datatype datatype, const char* what,
+                      bool sending);
+  weft::Tensor tensor_;
+  std::shared_ptr<Staged> state_;
+};
+
+}  // namespace weft::mpi

@@ -1,0 +1,37 @@
+// A collective as started: the core's request for it (none when it finished during the
+// call), what remains to do once that completes, and the buffers that must live until
+// then. The blocking form waits for it at once; the non-blocking form (MPI_Iallreduce
+// and the rest) hands it to the program as an MPI_Request.
+#pragma once
+
+#include <mpi.h>
+#include <weft/request.h>
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace weft::mpi {
+
+struct Started {
+  weft::Request request;
+  std::function<void()> finish;
+  std::shared_ptr<void> keep_alive;  // buffers and counts the core reads until the end
+};
+
+// Runs the blocking form of a core collective, or starts the non-blocking one.
+template <typename Blocking, typename Async>
+weft::Request run_collective(bool async, Blocking blocking, Async start) {
+  if (async) return start();
+  blocking();
+  return weft::Request();
+}
+
+// The blocking form's end: waits, then finishes.
+void wait_for(Started started);
+
+// The non-blocking form's request.
+MPI_Request as_request(Started started, MPI_Comm comm);
+
+}  // namespace weft::mpi
