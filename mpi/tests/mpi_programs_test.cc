@@ -9,7 +9,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <set>
+#include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -106,6 +109,40 @@ TEST_F(MpiProgramsElsewhere, AStaticBuildNeedsNoSharedLibraries) {
   CommandResult r = run(mpirun() + " -n 3 --timeout 60 " + out.string());
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("ring: OK (3 ranks)"), std::string::npos) << r.output;
+}
+
+// What the header declares, the library exports, as MPI_ and PMPI_; and nothing more, so
+// a build system probing for a function finds exactly what works.
+TEST_F(MpiProgramsElsewhere, TheLibraryExportsExactlyTheDeclaredFunctions) {
+  std::set<std::string> declared;
+  std::ifstream header("mpi/include/mpi.h");
+  std::string line;
+  const std::string marker = "WEFT_MPI_FN(";
+  while (std::getline(header, line)) {
+    size_t at = line.find(marker);
+    if (at != 0) continue;  // the macro's definition is indented or starts with #define
+    size_t name = line.find(',', at) + 2;
+    declared.insert(line.substr(name, line.find(',', name) - name));
+  }
+  ASSERT_GT(declared.size(), 100u);
+  CommandResult nm = run("nm -D --defined-only " + (prefix_ / "lib/libmpi_abi.so.1").string());
+  ASSERT_EQ(nm.exit_code, 0) << nm.output;
+  std::set<std::string> exported, other;
+  std::istringstream symbols(nm.output);
+  std::string address, kind, symbol;
+  while (symbols >> address >> kind >> symbol) {
+    if (symbol.rfind("PMPI_", 0) == 0) {
+      exported.insert("P" + symbol.substr(5));
+    } else if (symbol.rfind("MPI_", 0) == 0) {
+      exported.insert(symbol.substr(4));
+    } else {
+      other.insert(symbol);
+    }
+  }
+  std::set<std::string> both;
+  for (const auto& name : declared) both.insert(name), both.insert("P" + name);
+  EXPECT_EQ(exported, both);
+  EXPECT_TRUE(other.empty()) << "exported besides MPI_ and PMPI_: " << *other.begin();
 }
 
 TEST_F(MpiProgramsElsewhere, ShowPrintsTheCompilerCommand) {
