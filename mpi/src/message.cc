@@ -40,4 +40,17 @@ void Message::unpack(uint64_t received) const {
   if (state_) weft::mpi::unpack(state_->bytes.data(), received, state_->layout);
 }
 
+weft::Request exchange(const MPI_ABI_Comm& comm, const weft::Tensor& out, int dest, int sendtag,
+                       const weft::Tensor& in, int source, int recvtag) {
+  int out_tag = core_tag(sendtag, false), in_tag = core_tag(recvtag, true);
+  weft::Request received;
+  if (source != MPI_PROC_NULL) {
+    received = weft::irecv(in, core_rank(comm, source, true, "source"), in_tag, comm.group);
+  }
+  if (dest != MPI_PROC_NULL) {
+    weft::send(out, core_rank(comm, dest, false, "destination"), out_tag, comm.group);
+  }
+  return received;
+}
+
 }  // namespace weft::mpi

@@ -13,6 +13,8 @@
 #include <memory>
 #include <vector>
 
+#include "mpi/src/objects.h"
+
 namespace weft::mpi {
 
 class Message {
@@ -34,5 +36,12 @@ class Message {
   weft::Tensor tensor_;
   std::shared_ptr<Staged> state_;
 };
+
+// MPI_Sendrecv's core: posts the receive of `in` from `source` (unless MPI_PROC_NULL),
+// then sends `out` to `dest` (unless MPI_PROC_NULL) and waits for it; returns the
+// receive, not yet waited for (empty when `source` is MPI_PROC_NULL). Posting the receive
+// first means two ranks exchanging never wait on each other.
+weft::Request exchange(const MPI_ABI_Comm& comm, const weft::Tensor& out, int dest, int sendtag,
+                       const weft::Tensor& in, int source, int recvtag);
 
 }  // namespace weft::mpi

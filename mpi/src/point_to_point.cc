@@ -102,15 +102,8 @@ int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
     MPI_ABI_Comm& c = comm_of(comm);
     Message out = Message::outgoing(sendbuf, sendcount, sendtype, "send");
     Message in = Message::incoming(recvbuf, recvcount, recvtype, "receive");
-    int out_tag = core_tag(sendtag, false), in_tag = core_tag(recvtag, true);
-    // The receive is posted first, so that two ranks exchanging never wait on each other.
-    weft::Request received;
-    if (source != MPI_PROC_NULL) {
-      received = weft::irecv(in.tensor(), core_rank(c, source, true, "source"), in_tag, c.group);
-    }
-    if (dest != MPI_PROC_NULL) {
-      weft::send(out.tensor(), core_rank(c, dest, false, "destination"), out_tag, c.group);
-    }
+    weft::Request received =
+        weft::mpi::exchange(c, out.tensor(), dest, sendtag, in.tensor(), source, recvtag);
     if (!received.valid()) {
       weft::mpi::set_proc_null_status(status);
       return;

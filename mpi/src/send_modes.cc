@@ -198,17 +198,11 @@ int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
     weft::mpi::require_initialized("MPI_Sendrecv_replace");
     MPI_ABI_Comm& c = comm_of(comm);
     Message outgoing = Message::outgoing(buf, count, datatype, "buffer");
-    int out_tag = core_tag(sendtag, false), in_tag = core_tag(recvtag, true);
     // The message arrives into a copy, so the buffer can go out meanwhile.
     std::vector<std::byte> incoming(outgoing.tensor().bytes());
-    weft::Request received;
-    if (source != MPI_PROC_NULL) {
-      received = weft::irecv(weft::Tensor(incoming.data(), incoming.size(), weft::DType::kUInt8),
-                             core_rank(c, source, true, "source"), in_tag, c.group);
-    }
-    if (dest != MPI_PROC_NULL) {
-      weft::send(outgoing.tensor(), core_rank(c, dest, false, "destination"), out_tag, c.group);
-    }
+    weft::Request received = weft::mpi::exchange(
+        c, outgoing.tensor(), dest, sendtag,
+        weft::Tensor(incoming.data(), incoming.size(), weft::DType::kUInt8), source, recvtag);
     if (!received.valid()) {
       weft::mpi::set_proc_null_status(status);
       return;
