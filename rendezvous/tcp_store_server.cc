@@ -299,6 +299,8 @@ bool TcpStoreServer::State::try_answer(int fd, const Request& r) {
       reply(fd, out.u8(erased ? 1 : 0).take());
       return true;
     }
+    case StoreOp::kAuth:
+      break;  // answered on arrival, before any request reaches this table
   }
   return true;
 }

@@ -30,17 +30,17 @@ using weft::mpi::wait_for;
 namespace {
 
 Started start_barrier(const MPI_ABI_Comm& c, bool async) {
-  return {run_collective(
-      async, [&] { weft::barrier(c.group); }, [&] { return weft::ibarrier(c.group); })};
+  return Started::of(run_collective(
+      async, [&] { weft::barrier(c.group); }, [&] { return weft::ibarrier(c.group); }));
 }
 
 Started start_bcast(void* buffer, int count, MPI_Datatype datatype, int root, const MPI_ABI_Comm& c,
                     bool async) {
   weft::Tensor bytes = weft::mpi::bytes_of(buffer, count, datatype, "broadcast");
   int r = weft::mpi::checked_root(c, root);
-  return {run_collective(
+  return Started::of(run_collective(
       async, [&] { weft::broadcast(bytes, r, c.group); },
-      [&] { return weft::ibroadcast(bytes, r, c.group); })};
+      [&] { return weft::ibroadcast(bytes, r, c.group); }));
 }
 
 // The reduction of every rank's `input` (count elements), into `output` on every rank
@@ -58,13 +58,13 @@ Started start_reduce(const void* input, void* output, int count, MPI_Datatype da
     weft::Tensor typed_in(in.data(), static_cast<uint64_t>(count), dtype);
     weft::Tensor typed_out(out.data(), static_cast<uint64_t>(count), dtype);
     if (everyone) {
-      return {run_collective(
+      return Started::of(run_collective(
           async, [&] { weft::all_reduce(typed_in, typed_out, *core_op, c.group); },
-          [&] { return weft::iall_reduce(typed_in, typed_out, *core_op, c.group); })};
+          [&] { return weft::iall_reduce(typed_in, typed_out, *core_op, c.group); }));
     }
-    return {run_collective(
+    return Started::of(run_collective(
         async, [&] { weft::reduce(typed_in, typed_out, root, *core_op, c.group); },
-        [&] { return weft::ireduce(typed_in, typed_out, root, *core_op, c.group); })};
+        [&] { return weft::ireduce(typed_in, typed_out, root, *core_op, c.group); }));
   }
   int n = c.group.size();
   auto all = std::make_shared<std::vector<std::byte>>(in.bytes() * static_cast<size_t>(n));
@@ -120,9 +120,9 @@ Started start_gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
              : weft::mpi::bytes_of(sendbuf, sendcount, sendtype, "send");
     check_same_bytes(in, block);
   }
-  return {run_collective(
+  return Started::of(run_collective(
       async, [&] { weft::gather(in, all, root, c.group); },
-      [&] { return weft::igather(in, all, root, c.group); })};
+      [&] { return weft::igather(in, all, root, c.group); }));
 }
 
 Started start_scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -141,9 +141,9 @@ Started start_scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
               : weft::mpi::bytes_of(recvbuf, recvcount, recvtype, "receive");
     check_same_bytes(block, out);
   }
-  return {run_collective(
+  return Started::of(run_collective(
       async, [&] { weft::scatter(all, out, root, c.group); },
-      [&] { return weft::iscatter(all, out, root, c.group); })};
+      [&] { return weft::iscatter(all, out, root, c.group); }));
 }
 
 Started start_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -156,9 +156,9 @@ Started start_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
           ? bytes_at(recvbuf, block.bytes() * static_cast<uint64_t>(me), block.bytes())
           : weft::mpi::bytes_of(sendbuf, sendcount, sendtype, "send");
   check_same_bytes(in, block);
-  return {run_collective(
+  return Started::of(run_collective(
       async, [&] { weft::all_gather(in, all, c.group); },
-      [&] { return weft::iall_gather(in, all, c.group); })};
+      [&] { return weft::iall_gather(in, all, c.group); }));
 }
 
 Started start_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -172,9 +172,9 @@ Started start_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype
     check_same_bytes(send_block, block);
     all_in = bytes_at(sendbuf, 0, send_block.bytes() * n);
   }
-  return {run_collective(
+  return Started::of(run_collective(
       async, [&] { weft::all_to_all(all_in, all_out, c.group); },
-      [&] { return weft::iall_to_all(all_in, all_out, c.group); })};
+      [&] { return weft::iall_to_all(all_in, all_out, c.group); }));
 }
 
 }  // namespace

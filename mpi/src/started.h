@@ -15,6 +15,13 @@
 namespace weft::mpi {
 
 struct Started {
+  // One with nothing to do after the core's request.
+  static Started of(weft::Request request) {
+    Started started;
+    started.request = std::move(request);
+    return started;
+  }
+
   weft::Request request;
   std::function<void()> finish;
   std::shared_ptr<void> keep_alive;  // buffers and counts the core reads until the end
