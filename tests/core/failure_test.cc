@@ -9,23 +9,16 @@
 #include <vector>
 
 #include "tests/harness/multiprocess.h"
+#include "tests/harness/peer_signals.h"
 #include "weft/weft.h"
 
 namespace {
 
 using weft::testing::expect_all_succeeded;
 using weft::testing::run_ranks;
+using weft::testing::signal_peer;
+using weft::testing::wait_for_peer;
 using namespace std::chrono_literals;
-
-void signal_peer(int peer, int tag) {
-  uint8_t token = 1;
-  weft::send(weft::view(std::span(&token, 1)), peer, tag);
-}
-
-void wait_for_peer(int peer, int tag) {
-  uint8_t token = 0;
-  weft::recv(weft::view(std::span(&token, 1)), peer, tag);
-}
 
 TEST(Failures, ReceiveBufferTooSmallFailsCleanlyAndCorruptsNothing) {
   // 4 KiB goes eagerly, 1 MiB by rendezvous: both must be refused without a byte

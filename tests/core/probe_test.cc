@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tests/harness/multiprocess.h"
+#include "tests/harness/peer_signals.h"
 #include "weft/weft.h"
 
 namespace {
@@ -20,17 +21,9 @@ using weft::kAnyTag;
 using weft::ProbeResult;
 using weft::testing::expect_all_succeeded;
 using weft::testing::run_ranks;
+using weft::testing::signal_peer;
+using weft::testing::wait_for_peer;
 using namespace std::chrono_literals;
-
-void signal_peer(int peer, int tag) {
-  uint8_t token = 1;
-  weft::send(weft::view(std::span(&token, 1)), peer, tag);
-}
-
-void wait_for_peer(int peer, int tag) {
-  uint8_t token = 0;
-  weft::recv(weft::view(std::span(&token, 1)), peer, tag);
-}
 
 void expect_found(const ProbeResult& r, int source, int tag, uint64_t bytes, DType dtype,
                   const char* what) {

@@ -35,40 +35,11 @@
  *
  * Prints "datatypes: OK (N ranks)" from rank 0.
  */
-#include <mpi.h>
-#include <stdarg.h>
+#define PROGRAM "datatypes"
 #include <stddef.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-static const char *prog = "datatypes";
-static int g_rank = -1;
-
-static void fail(const char *fmt, ...) {
-  va_list ap;
-  fprintf(stderr, "%s: rank %d: ", prog, g_rank);
-  va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fputc('\n', stderr);
-  fflush(stderr);
-  MPI_Abort(MPI_COMM_WORLD, 1);
-  exit(1);
-}
-
-#define EXPECT_INT(what, got, exp)                                             \
-  do {                                                                         \
-    long long got_ = (long long)(got), exp_ = (long long)(exp);                \
-    if (got_ != exp_) fail("%s: got %lld, expected %lld", (what), got_, exp_); \
-  } while (0)
-
-#define CHECK_MPI(call)                                                                   \
-  do {                                                                                    \
-    int rc_ = (call);                                                                     \
-    if (rc_ != MPI_SUCCESS)                                                               \
-      fail("%s: got return code %d, expected MPI_SUCCESS (%d)", #call, rc_, MPI_SUCCESS); \
-  } while (0)
+#include "check.h"
 
 /* The call must fail with error class `cls` (under MPI_ERRORS_RETURN). */
 #define EXPECT_CLASS(call, cls)                                                         \
@@ -512,11 +483,6 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
   CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL));
 
-  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
-  CHECK_MPI(MPI_Finalize());
-  if (rank == 0) {
-    printf("%s: OK (%d ranks)\n", prog, size);
-    fflush(stdout);
-  }
+  finalize_and_report(size);
   return 0;
 }
