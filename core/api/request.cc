@@ -38,6 +38,16 @@ void Request::wait(Timeout timeout) const {
   if (state_->error) std::rethrow_exception(state_->error);
 }
 
+bool Request::cancel() const {
+  checked(state_, "cancel");
+  if (state_->kind != detail::OpKind::kRecv || state_->done.load(std::memory_order_acquire)) {
+    return false;
+  }
+  return state_->engine->cancel_receive(state_);
+}
+
+bool Request::cancelled() const { return checked(state_, "cancelled").cancelled; }
+
 int Request::source() const { return checked(state_, "source").peer; }
 int Request::tag() const { return checked(state_, "tag").tag; }
 uint64_t Request::bytes() const { return checked(state_, "bytes").bytes; }

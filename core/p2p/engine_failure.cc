@@ -1,4 +1,4 @@
-// Engine, failures: dead links, abandoned requests, and shutting down.
+// Engine, failures: dead links, abandoned and cancelled requests, and shutting down.
 #include <sys/epoll.h>
 
 #include "core/base/log.h"
@@ -84,6 +84,18 @@ void Engine::throw_if_failed(std::span<const int> world_peers) {
   for (int w : world_peers) {
     if (w != rank_ && !peers_[w].failure.empty()) throw PeerError(w, peers_[w].failure);
   }
+}
+
+bool Engine::cancel_receive(const RequestPtr& r) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (r->done.load(std::memory_order_relaxed) || r->kind != OpKind::kRecv ||
+      r->stage != OpStage::kPosted || !matcher(r->group->comm).remove_posted(r.get())) {
+    return false;
+  }
+  r->cancelled = true;
+  r->bytes = 0;
+  complete(r);
+  return true;
 }
 
 void Engine::abandon(const RequestPtr& r, const std::string& why, int reason) {

@@ -68,6 +68,7 @@ class RequestState {
   // eagerly, whatever its size.
   bool synchronous = false;
   bool abandoned = false;  // a blocking call gave up on it; its buffer is no longer ours
+  bool cancelled = false;  // recv: withdrawn by Request::cancel before any message matched
 
   std::atomic<bool> done{false};
   std::exception_ptr error;  // set before done when the operation failed

@@ -328,6 +328,8 @@ WEFT_MPI_FN(int, Group_size, (MPI_Group group, int* size))
 WEFT_MPI_FN(int, Group_rank, (MPI_Group group, int* rank))
 WEFT_MPI_FN(int, Group_incl, (MPI_Group group, int n, const int ranks[], MPI_Group* newgroup))
 WEFT_MPI_FN(int, Group_excl, (MPI_Group group, int n, const int ranks[], MPI_Group* newgroup))
+WEFT_MPI_FN(int, Group_range_incl, (MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup))
+WEFT_MPI_FN(int, Group_range_excl, (MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup))
 WEFT_MPI_FN(int, Group_translate_ranks,
             (MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]))
 WEFT_MPI_FN(int, Group_compare, (MPI_Group group1, MPI_Group group2, int* result))
@@ -394,6 +396,9 @@ WEFT_MPI_FN(int, Ssend_init,
 WEFT_MPI_FN(int, Rsend_init,
             (const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
              MPI_Request* request))
+WEFT_MPI_FN(int, Bsend_init,
+            (const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+             MPI_Request* request))
 WEFT_MPI_FN(int, Recv_init,
             (void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
              MPI_Request* request))
@@ -415,6 +420,8 @@ WEFT_MPI_FN(int, Testsome,
             (int incount, MPI_Request requests[], int* outcount, int indices[],
              MPI_Status statuses[]))
 WEFT_MPI_FN(int, Request_free, (MPI_Request * request))
+WEFT_MPI_FN(int, Cancel, (MPI_Request * request))
+WEFT_MPI_FN(int, Test_cancelled, (const MPI_Status* status, int* flag))
 
 /* Collectives */
 WEFT_MPI_FN(int, Barrier, (MPI_Comm comm))

@@ -7,29 +7,6 @@
 
 namespace weft::mpi {
 
-weft::Tensor bytes_of(const void* buf, int count, MPI_Datatype datatype, const char* what) {
-  if (is_derived(datatype)) {
-    BufferLayout layout = layout_of(buf, count, datatype, what);
-    if (!layout.contiguous) {
-      throw MpiError(MPI_ERR_TYPE, std::string(what) +
-                                       " datatype is a non-contiguous derived datatype, which "
-                                       "only point-to-point calls take so far");
-    }
-    return weft::Tensor(layout.start, layout.bytes, weft::DType::kUInt8);
-  }
-  const TypeInfo& type = type_info(datatype);
-  if (count < 0) {
-    throw MpiError(MPI_ERR_COUNT,
-                   std::string(what) + " count " + std::to_string(count) + " is negative");
-  }
-  uint64_t bytes = static_cast<uint64_t>(count) * type.extent;
-  if (buf == nullptr && bytes > 0) {
-    throw MpiError(MPI_ERR_BUFFER,
-                   std::string(what) + " buffer is NULL with count " + std::to_string(count));
-  }
-  return weft::Tensor(const_cast<void*>(buf), bytes, weft::DType::kUInt8);
-}
-
 int core_rank(const MPI_ABI_Comm& comm, int rank, bool any_allowed, const char* what) {
   if (any_allowed && rank == MPI_ANY_SOURCE) return weft::kAnySource;
   int size = comm.group.size();
@@ -74,5 +51,11 @@ uint64_t status_bytes(const MPI_Status& status) {
   return static_cast<uint64_t>(static_cast<uint32_t>(status.MPI_internal[0])) |
          static_cast<uint64_t>(static_cast<uint32_t>(status.MPI_internal[1])) << 32;
 }
+
+void set_cancelled(MPI_Status* status) {
+  if (status != MPI_STATUS_IGNORE) status->MPI_internal[2] = 1;
+}
+
+bool status_cancelled(const MPI_Status& status) { return status.MPI_internal[2] != 0; }
 
 }  // namespace weft::mpi

@@ -12,9 +12,6 @@
 
 namespace weft::mpi {
 
-// `count` elements of `datatype` at `buf`, as the bytes the core moves.
-weft::Tensor bytes_of(const void* buf, int count, MPI_Datatype datatype, const char* what);
-
 // A rank of `comm` for the core; MPI_ERR_RANK unless 0 <= rank < size (or, where
 // `any_allowed`, MPI_ANY_SOURCE). The caller handles MPI_PROC_NULL first.
 int core_rank(const MPI_ABI_Comm& comm, int rank, bool any_allowed, const char* what);
@@ -30,5 +27,7 @@ void set_status(MPI_Status* status, int source, int tag, uint64_t bytes);
 void set_empty_status(MPI_Status* status);      // a null request's: any source and tag
 void set_proc_null_status(MPI_Status* status);  // MPI_PROC_NULL's
 uint64_t status_bytes(const MPI_Status& status);
+void set_cancelled(MPI_Status* status);  // MPI_Test_cancelled then says so
+bool status_cancelled(const MPI_Status& status);
 
 }  // namespace weft::mpi

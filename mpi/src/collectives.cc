@@ -5,25 +5,30 @@
 // rank order, x0 op (x1 op (... op x(n-1))), so every rank gets the same bits and a
 // non-commutative operation keeps its order.
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "mpi/src/arguments.h"
+#include "mpi/src/block_buffer.h"
 #include "mpi/src/collective_helpers.h"
 #include "mpi/src/derived_types.h"
 #include "mpi/src/errors.h"
 #include "mpi/src/export.h"
 #include "mpi/src/objects.h"
-#include "mpi/src/reduce_ops.h"
+#include "mpi/src/reduction.h"
 #include "mpi/src/started.h"
 
 using weft::mpi::as_request;
-using weft::mpi::bytes_at;
+using weft::mpi::BlockBuffer;
 using weft::mpi::check_same_bytes;
 using weft::mpi::communicator;
 using weft::mpi::mpi_call;
 using weft::mpi::MpiError;
+using weft::mpi::receive_into;
+using weft::mpi::Reduction;
 using weft::mpi::run_collective;
+using weft::mpi::send_from;
 using weft::mpi::Started;
 using weft::mpi::wait_for;
 
@@ -36,60 +41,72 @@ Started start_barrier(const MPI_ABI_Comm& c, bool async) {
 
 Started start_bcast(void* buffer, int count, MPI_Datatype datatype, int root, const MPI_ABI_Comm& c,
                     bool async) {
-  weft::Tensor bytes = weft::mpi::bytes_of(buffer, count, datatype, "broadcast");
+  BlockBuffer data = BlockBuffer::single(buffer, count, datatype, "broadcast");
   int r = weft::mpi::checked_root(c, root);
-  return Started::of(run_collective(
-      async, [&] { weft::broadcast(bytes, r, c.group); },
-      [&] { return weft::ibroadcast(bytes, r, c.group); }));
+  Started started;
+  if (c.group.rank() == r) {
+    send_from(started, data);
+  } else {
+    receive_into(started, data);
+  }
+  started.request = run_collective(
+      async, [&] { weft::broadcast(data.tensor(), r, c.group); },
+      [&] { return weft::ibroadcast(data.tensor(), r, c.group); });
+  return started;
 }
 
 // The reduction of every rank's `input` (count elements), into `output` on every rank
 // (root < 0) or on `root` only.
 Started start_reduce(const void* input, void* output, int count, MPI_Datatype datatype, MPI_Op op,
                      int root, const MPI_ABI_Comm& c, bool async) {
-  const weft::mpi::TypeInfo& type = weft::mpi::type_info(datatype);
-  weft::mpi::check_op(op, type);
+  Reduction reduction(op, datatype, count);
   bool everyone = root < 0;
   bool receives = everyone || c.group.rank() == root;
-  weft::Tensor in = weft::mpi::bytes_of(input, count, datatype, "send");
-  weft::Tensor out = receives ? weft::mpi::bytes_of(output, count, datatype, "receive") : in;
-  if (auto core_op = weft::mpi::core_op(op, type)) {
-    weft::DType dtype = *weft::mpi::core_dtype(type.element);
-    weft::Tensor typed_in(in.data(), static_cast<uint64_t>(count), dtype);
-    weft::Tensor typed_out(out.data(), static_cast<uint64_t>(count), dtype);
-    if (everyone) {
-      return Started::of(run_collective(
-          async, [&] { weft::all_reduce(typed_in, typed_out, *core_op, c.group); },
-          [&] { return weft::iall_reduce(typed_in, typed_out, *core_op, c.group); }));
-    }
-    return Started::of(run_collective(
-        async, [&] { weft::reduce(typed_in, typed_out, root, *core_op, c.group); },
-        [&] { return weft::ireduce(typed_in, typed_out, root, *core_op, c.group); }));
-  }
-  int n = c.group.size();
-  auto all = std::make_shared<std::vector<std::byte>>(in.bytes() * static_cast<size_t>(n));
-  weft::Tensor gathered(all->data(), all->size(), weft::DType::kUInt8);
   Started started;
-  started.keep_alive = all;
-  started.request = run_collective(
-      async,
-      [&] {
-        if (everyone) {
-          weft::all_gather(in, gathered, c.group);
-        } else {
-          weft::gather(in, gathered, root, c.group);
-        }
-      },
-      [&] {
-        return everyone ? weft::iall_gather(in, gathered, c.group)
-                        : weft::igather(in, gathered, root, c.group);
+  weft::Tensor in = send_from(started, BlockBuffer::single(input, count, datatype, "send"));
+  std::optional<BlockBuffer> out;
+  if (receives) out = BlockBuffer::single(output, count, datatype, "receive");
+  if (auto core_op = reduction.core_op()) {
+    weft::Tensor typed_in = reduction.typed(in.data());
+    weft::Tensor typed_out = receives ? reduction.typed(out->tensor().data()) : typed_in;
+    started.request = run_collective(
+        async,
+        [&] {
+          if (everyone) {
+            weft::all_reduce(typed_in, typed_out, *core_op, c.group);
+          } else {
+            weft::reduce(typed_in, typed_out, root, *core_op, c.group);
+          }
+        },
+        [&] {
+          return everyone ? weft::iall_reduce(typed_in, typed_out, *core_op, c.group)
+                          : weft::ireduce(typed_in, typed_out, root, *core_op, c.group);
+        });
+  } else {
+    int n = c.group.size();
+    auto all = std::make_shared<std::vector<std::byte>>(in.bytes() * static_cast<size_t>(n));
+    weft::Tensor gathered(all->data(), all->size(), weft::DType::kUInt8);
+    started.keep(all);
+    started.request = run_collective(
+        async,
+        [&] {
+          if (everyone) {
+            weft::all_gather(in, gathered, c.group);
+          } else {
+            weft::gather(in, gathered, root, c.group);
+          }
+        },
+        [&] {
+          return everyone ? weft::iall_gather(in, gathered, c.group)
+                          : weft::igather(in, gathered, root, c.group);
+        });
+    if (receives) {
+      started.then([reduction, n, all, result = out->tensor()] {
+        reduction.combine(0, n - 1, all->data(), static_cast<std::byte*>(result.data()));
       });
-  if (receives) {
-    started.finish = [op, &type, count, n, all, output] {
-      weft::mpi::combine_in_rank_order(op, type, static_cast<size_t>(count), 0, n - 1, all->data(),
-                                       output);
-    };
+    }
   }
+  if (receives) receive_into(started, *out);
   return started;
 }
 
@@ -108,21 +125,27 @@ Started start_gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
                      bool async) {
   weft::mpi::checked_root(c, root);
   int n = c.group.size(), me = c.group.rank();
+  Started started;
   weft::Tensor in, all;
   if (me != root) {
-    in = weft::mpi::bytes_of(sendbuf, sendcount, sendtype, "send");
+    in = send_from(started, BlockBuffer::single(sendbuf, sendcount, sendtype, "send"));
   } else {
-    weft::Tensor block = weft::mpi::bytes_of(recvbuf, recvcount, recvtype, "receive");
-    all = bytes_at(recvbuf, 0, block.bytes() * static_cast<uint64_t>(n));
+    BlockBuffer blocks = BlockBuffer::uniform(recvbuf, recvcount, n, recvtype, "receive");
+    all = blocks.tensor();
     // In place, the root's block is already where it belongs.
-    in = sendbuf == MPI_IN_PLACE
-             ? bytes_at(recvbuf, block.bytes() * static_cast<uint64_t>(me), block.bytes())
-             : weft::mpi::bytes_of(sendbuf, sendcount, sendtype, "send");
-    check_same_bytes(in, block);
+    if (sendbuf == MPI_IN_PLACE) {
+      blocks.pack(me);
+      in = blocks.block(me);
+    } else {
+      in = send_from(started, BlockBuffer::single(sendbuf, sendcount, sendtype, "send"));
+    }
+    check_same_bytes(in, blocks.block(me));
+    receive_into(started, blocks);
   }
-  return Started::of(run_collective(
+  started.request = run_collective(
       async, [&] { weft::gather(in, all, root, c.group); },
-      [&] { return weft::igather(in, all, root, c.group); }));
+      [&] { return weft::igather(in, all, root, c.group); });
+  return started;
 }
 
 Started start_scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -130,51 +153,65 @@ Started start_scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                       bool async) {
   weft::mpi::checked_root(c, root);
   int n = c.group.size(), me = c.group.rank();
+  Started started;
   weft::Tensor all, out;
-  if (me != root) {
-    out = weft::mpi::bytes_of(recvbuf, recvcount, recvtype, "receive");
-  } else {
-    weft::Tensor block = weft::mpi::bytes_of(sendbuf, sendcount, sendtype, "send");
-    all = bytes_at(sendbuf, 0, block.bytes() * static_cast<uint64_t>(n));
-    out = recvbuf == MPI_IN_PLACE
-              ? bytes_at(sendbuf, block.bytes() * static_cast<uint64_t>(me), block.bytes())
-              : weft::mpi::bytes_of(recvbuf, recvcount, recvtype, "receive");
-    check_same_bytes(block, out);
+  if (me == root) {
+    BlockBuffer blocks = BlockBuffer::uniform(sendbuf, sendcount, n, sendtype, "send");
+    all = send_from(started, blocks);
+    out = blocks.block(me);  // in place: the root's block stays where it is
   }
-  return Started::of(run_collective(
+  if (me != root || recvbuf != MPI_IN_PLACE) {
+    BlockBuffer received = BlockBuffer::single(recvbuf, recvcount, recvtype, "receive");
+    if (me == root) check_same_bytes(out, received.tensor());
+    out = received.tensor();
+    receive_into(started, received);
+  }
+  started.request = run_collective(
       async, [&] { weft::scatter(all, out, root, c.group); },
-      [&] { return weft::iscatter(all, out, root, c.group); }));
+      [&] { return weft::iscatter(all, out, root, c.group); });
+  return started;
 }
 
 Started start_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                         int recvcount, MPI_Datatype recvtype, const MPI_ABI_Comm& c, bool async) {
   int n = c.group.size(), me = c.group.rank();
-  weft::Tensor block = weft::mpi::bytes_of(recvbuf, recvcount, recvtype, "receive");
-  weft::Tensor all = bytes_at(recvbuf, 0, block.bytes() * static_cast<uint64_t>(n));
-  weft::Tensor in =
-      sendbuf == MPI_IN_PLACE
-          ? bytes_at(recvbuf, block.bytes() * static_cast<uint64_t>(me), block.bytes())
-          : weft::mpi::bytes_of(sendbuf, sendcount, sendtype, "send");
-  check_same_bytes(in, block);
-  return Started::of(run_collective(
+  Started started;
+  BlockBuffer blocks = BlockBuffer::uniform(recvbuf, recvcount, n, recvtype, "receive");
+  weft::Tensor in;
+  if (sendbuf == MPI_IN_PLACE) {
+    blocks.pack(me);
+    in = blocks.block(me);
+  } else {
+    in = send_from(started, BlockBuffer::single(sendbuf, sendcount, sendtype, "send"));
+  }
+  check_same_bytes(in, blocks.block(me));
+  receive_into(started, blocks);
+  weft::Tensor all = blocks.tensor();
+  started.request = run_collective(
       async, [&] { weft::all_gather(in, all, c.group); },
-      [&] { return weft::iall_gather(in, all, c.group); }));
+      [&] { return weft::iall_gather(in, all, c.group); });
+  return started;
 }
 
 Started start_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                        int recvcount, MPI_Datatype recvtype, const MPI_ABI_Comm& c, bool async) {
-  uint64_t n = static_cast<uint64_t>(c.group.size());
-  weft::Tensor block = weft::mpi::bytes_of(recvbuf, recvcount, recvtype, "receive");
-  weft::Tensor all_out = bytes_at(recvbuf, 0, block.bytes() * n);
-  weft::Tensor all_in = all_out;  // the core's all_to_all works in place
-  if (sendbuf != MPI_IN_PLACE) {
-    weft::Tensor send_block = weft::mpi::bytes_of(sendbuf, sendcount, sendtype, "send");
-    check_same_bytes(send_block, block);
-    all_in = bytes_at(sendbuf, 0, send_block.bytes() * n);
+  int n = c.group.size();
+  Started started;
+  BlockBuffer received = BlockBuffer::uniform(recvbuf, recvcount, n, recvtype, "receive");
+  weft::Tensor all_in;
+  if (sendbuf == MPI_IN_PLACE) {
+    all_in = send_from(started, received);  // the core's all_to_all works in place
+  } else {
+    BlockBuffer sent = BlockBuffer::uniform(sendbuf, sendcount, n, sendtype, "send");
+    check_same_bytes(sent.block(0), received.block(0));
+    all_in = send_from(started, sent);
   }
-  return Started::of(run_collective(
+  receive_into(started, received);
+  weft::Tensor all_out = received.tensor();
+  started.request = run_collective(
       async, [&] { weft::all_to_all(all_in, all_out, c.group); },
-      [&] { return weft::iall_to_all(all_in, all_out, c.group); }));
+      [&] { return weft::iall_to_all(all_in, all_out, c.group); });
+  return started;
 }
 
 }  // namespace

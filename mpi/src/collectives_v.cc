@@ -2,24 +2,29 @@
 // reduce-scatters and the prefix reductions (Scan, Exscan), blocking and non-blocking.
 // Counts and displacements are in elements of the datatype; the core takes bytes.
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "mpi/src/arguments.h"
+#include "mpi/src/block_buffer.h"
 #include "mpi/src/collective_helpers.h"
 #include "mpi/src/errors.h"
 #include "mpi/src/export.h"
 #include "mpi/src/objects.h"
-#include "mpi/src/reduce_ops.h"
+#include "mpi/src/reduction.h"
 #include "mpi/src/started.h"
 
+using weft::Counts;
 using weft::mpi::as_request;
-using weft::mpi::byte_counts;
-using weft::mpi::bytes_at;
+using weft::mpi::BlockBuffer;
 using weft::mpi::communicator;
 using weft::mpi::mpi_call;
 using weft::mpi::MpiError;
+using weft::mpi::receive_into;
+using weft::mpi::Reduction;
 using weft::mpi::run_collective;
+using weft::mpi::send_from;
 using weft::mpi::Started;
 using weft::mpi::wait_for;
 
@@ -27,36 +32,33 @@ namespace {
 
 using Bytes = std::vector<std::byte>;
 
-// The per-rank blocks of a v-form, in bytes; they must outlive a non-blocking call, as
-// the core reads them while it runs.
-struct Blocks {
-  std::vector<uint64_t> counts, offsets;
-};
-
 Started start_gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                       const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                       const MPI_ABI_Comm& c, bool async) {
   weft::mpi::checked_root(c, root);
   int n = c.group.size(), me = c.group.rank();
-  auto blocks = std::make_shared<Blocks>();
-  std::vector<uint64_t>& counts = blocks->counts;
-  std::vector<uint64_t>& offsets = blocks->offsets;
-  weft::Tensor in, all;
-  if (me != root) {
-    in = weft::mpi::bytes_of(sendbuf, sendcount, sendtype, "send");
-  } else {
-    counts = byte_counts(recvcounts, n, recvtype, "recvcounts");
-    offsets = byte_counts(displs, n, recvtype, "displs");
-    all = bytes_at(recvbuf, 0, weft::mpi::span_of(counts, offsets));
-    in = sendbuf == MPI_IN_PLACE
-             ? bytes_at(recvbuf, offsets[static_cast<size_t>(me)], counts[static_cast<size_t>(me)])
-             : weft::mpi::bytes_of(sendbuf, sendcount, sendtype, "send");
-  }
   Started started;
+  weft::Tensor in, all;
+  Counts counts, offsets;
+  if (me != root) {
+    in = send_from(started, BlockBuffer::single(sendbuf, sendcount, sendtype, "send"));
+  } else {
+    BlockBuffer blocks =
+        BlockBuffer::varying(recvbuf, recvcounts, displs, n, recvtype, "recvcounts", "displs");
+    all = blocks.tensor();
+    counts = blocks.counts();
+    offsets = blocks.offsets();
+    if (sendbuf == MPI_IN_PLACE) {
+      blocks.pack(me);
+      in = blocks.block(me);
+    } else {
+      in = send_from(started, BlockBuffer::single(sendbuf, sendcount, sendtype, "send"));
+    }
+    receive_into(started, blocks);
+  }
   started.request = run_collective(
       async, [&] { weft::gatherv(in, all, counts, root, offsets, c.group); },
       [&] { return weft::igatherv(in, all, counts, root, offsets, c.group); });
-  started.keep_alive = blocks;
   return started;
 }
 
@@ -65,47 +67,48 @@ Started start_scatterv(const void* sendbuf, const int sendcounts[], const int di
                        int root, const MPI_ABI_Comm& c, bool async) {
   weft::mpi::checked_root(c, root);
   int n = c.group.size(), me = c.group.rank();
-  auto blocks = std::make_shared<Blocks>();
-  std::vector<uint64_t>& counts = blocks->counts;
-  std::vector<uint64_t>& offsets = blocks->offsets;
-  weft::Tensor all, out;
-  if (me != root) {
-    out = weft::mpi::bytes_of(recvbuf, recvcount, recvtype, "receive");
-  } else {
-    counts = byte_counts(sendcounts, n, sendtype, "sendcounts");
-    offsets = byte_counts(displs, n, sendtype, "displs");
-    all = bytes_at(sendbuf, 0, weft::mpi::span_of(counts, offsets));
-    out = recvbuf == MPI_IN_PLACE
-              ? bytes_at(sendbuf, offsets[static_cast<size_t>(me)], counts[static_cast<size_t>(me)])
-              : weft::mpi::bytes_of(recvbuf, recvcount, recvtype, "receive");
-  }
   Started started;
+  weft::Tensor all, out;
+  Counts counts, offsets;
+  if (me == root) {
+    BlockBuffer blocks =
+        BlockBuffer::varying(sendbuf, sendcounts, displs, n, sendtype, "sendcounts", "displs");
+    all = send_from(started, blocks);
+    counts = blocks.counts();
+    offsets = blocks.offsets();
+    out = blocks.block(me);  // in place: the root's block stays where it is
+  }
+  if (me != root || recvbuf != MPI_IN_PLACE) {
+    BlockBuffer received = BlockBuffer::single(recvbuf, recvcount, recvtype, "receive");
+    out = received.tensor();
+    receive_into(started, received);
+  }
   started.request = run_collective(
       async, [&] { weft::scatterv(all, out, counts, root, offsets, c.group); },
       [&] { return weft::iscatterv(all, out, counts, root, offsets, c.group); });
-  started.keep_alive = blocks;
   return started;
 }
 
 Started start_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                          const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                          const MPI_ABI_Comm& c, bool async) {
-  int n = c.group.size(), me = c.group.rank();
-  auto blocks = std::make_shared<Blocks>();
-  std::vector<uint64_t>& counts = blocks->counts;
-  std::vector<uint64_t>& offsets = blocks->offsets;
-  counts = byte_counts(recvcounts, n, recvtype, "recvcounts");
-  offsets = byte_counts(displs, n, recvtype, "displs");
-  weft::Tensor all = bytes_at(recvbuf, 0, weft::mpi::span_of(counts, offsets));
-  weft::Tensor in =
-      sendbuf == MPI_IN_PLACE
-          ? bytes_at(recvbuf, offsets[static_cast<size_t>(me)], counts[static_cast<size_t>(me)])
-          : weft::mpi::bytes_of(sendbuf, sendcount, sendtype, "send");
+  int me = c.group.rank();
   Started started;
+  BlockBuffer blocks = BlockBuffer::varying(recvbuf, recvcounts, displs, c.group.size(), recvtype,
+                                            "recvcounts", "displs");
+  weft::Tensor in;
+  if (sendbuf == MPI_IN_PLACE) {
+    blocks.pack(me);
+    in = blocks.block(me);
+  } else {
+    in = send_from(started, BlockBuffer::single(sendbuf, sendcount, sendtype, "send"));
+  }
+  receive_into(started, blocks);
+  weft::Tensor all = blocks.tensor();
+  Counts counts = blocks.counts(), offsets = blocks.offsets();
   started.request = run_collective(
       async, [&] { weft::all_gatherv(in, all, counts, offsets, c.group); },
       [&] { return weft::iall_gatherv(in, all, counts, offsets, c.group); });
-  started.keep_alive = blocks;
   return started;
 }
 
@@ -114,116 +117,126 @@ Started start_alltoallv(const void* sendbuf, const int sendcounts[], const int s
                         const int rdispls[], MPI_Datatype recvtype, const MPI_ABI_Comm& c,
                         bool async) {
   int n = c.group.size();
-  struct Plan {
-    std::vector<uint64_t> in_counts, in_offsets, out_counts, out_offsets;
-    Bytes copy;
-  };
-  auto plan = std::make_shared<Plan>();
-  plan->in_counts = byte_counts(recvcounts, n, recvtype, "recvcounts");
-  plan->in_offsets = byte_counts(rdispls, n, recvtype, "rdispls");
-  weft::Tensor out = bytes_at(recvbuf, 0, weft::mpi::span_of(plan->in_counts, plan->in_offsets));
+  Started started;
+  BlockBuffer received =
+      BlockBuffer::varying(recvbuf, recvcounts, rdispls, n, recvtype, "recvcounts", "rdispls");
   weft::Tensor in;
+  Counts in_counts, in_offsets;
   if (sendbuf == MPI_IN_PLACE) {
     // Each block goes out from where its answer will land: send from a copy.
-    plan->out_counts = plan->in_counts;
-    plan->out_offsets = plan->in_offsets;
-    plan->copy.assign(static_cast<std::byte*>(recvbuf),
-                      static_cast<std::byte*>(recvbuf) + out.bytes());
-    in = weft::Tensor(plan->copy.data(), plan->copy.size(), weft::DType::kUInt8);
+    weft::Tensor landing = send_from(started, received);
+    auto copy = std::make_shared<Bytes>(static_cast<std::byte*>(landing.data()),
+                                        static_cast<std::byte*>(landing.data()) + landing.bytes());
+    started.keep(copy);
+    in = weft::Tensor(copy->data(), copy->size(), weft::DType::kUInt8);
+    in_counts = received.counts();
+    in_offsets = received.offsets();
   } else {
-    plan->out_counts = byte_counts(sendcounts, n, sendtype, "sendcounts");
-    plan->out_offsets = byte_counts(sdispls, n, sendtype, "sdispls");
-    in = bytes_at(sendbuf, 0, weft::mpi::span_of(plan->out_counts, plan->out_offsets));
+    BlockBuffer sent =
+        BlockBuffer::varying(sendbuf, sendcounts, sdispls, n, sendtype, "sendcounts", "sdispls");
+    in = send_from(started, sent);
+    in_counts = sent.counts();
+    in_offsets = sent.offsets();
   }
-  Started started;
+  receive_into(started, received);
+  weft::Tensor out = received.tensor();
+  Counts out_counts = received.counts(), out_offsets = received.offsets();
   started.request = run_collective(
       async,
+      [&] { weft::all_to_allv(in, in_counts, in_offsets, out, out_counts, out_offsets, c.group); },
       [&] {
-        weft::all_to_allv(in, plan->out_counts, plan->out_offsets, out, plan->in_counts,
-                          plan->in_offsets, c.group);
-      },
-      [&] {
-        return weft::iall_to_allv(in, plan->out_counts, plan->out_offsets, out, plan->in_counts,
-                                  plan->in_offsets, c.group);
+        return weft::iall_to_allv(in, in_counts, in_offsets, out, out_counts, out_offsets, c.group);
       });
-  started.keep_alive = plan;
   return started;
 }
 
-// Every rank's `count` elements gathered in rank order into `all`, then `combine` run on
-// them once they are there.
-Started gather_then(const void* input, int count, MPI_Datatype datatype, const MPI_ABI_Comm& c,
-                    bool async, std::function<void(const Bytes&)> combine) {
-  weft::Tensor in = weft::mpi::bytes_of(input, count, datatype, "send");
+// Every rank's packed contribution gathered in rank order, then `combine` run on them
+// once they are there, writing into `result`, which is then unpacked.
+Started gather_then(const void* input, int count, MPI_Datatype datatype, const BlockBuffer& result,
+                    const MPI_ABI_Comm& c, bool async,
+                    std::function<void(const Bytes&, std::byte* result)> combine) {
+  Started started;
+  weft::Tensor in = send_from(started, BlockBuffer::single(input, count, datatype, "send"));
   auto all = std::make_shared<Bytes>(in.bytes() * static_cast<size_t>(c.group.size()));
   weft::Tensor gathered(all->data(), all->size(), weft::DType::kUInt8);
-  Started started;
-  started.keep_alive = all;
+  started.keep(all);
   started.request = run_collective(
       async, [&] { weft::all_gather(in, gathered, c.group); },
       [&] { return weft::iall_gather(in, gathered, c.group); });
-  started.finish = [all, combine = std::move(combine)] { combine(*all); };
+  started.then([all, combine = std::move(combine), out = result.tensor()] {
+    combine(*all, static_cast<std::byte*>(out.data()));
+  });
+  receive_into(started, result);
   return started;
 }
 
 Started start_reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
                              MPI_Datatype datatype, MPI_Op op, const MPI_ABI_Comm& c, bool async) {
-  const weft::mpi::TypeInfo& type = weft::mpi::type_info(datatype);
-  weft::mpi::check_op(op, type);
   int n = c.group.size(), me = c.group.rank();
-  byte_counts(recvcounts, n, datatype, "recvcounts");  // refuses negative counts
   int64_t total = 0, before = 0;
   for (int r = 0; r < n; ++r) {
+    if (recvcounts[r] < 0) {
+      throw MpiError(MPI_ERR_COUNT, "recvcounts[" + std::to_string(r) +
+                                        "] = " + std::to_string(recvcounts[r]) + " is negative");
+    }
     if (r == me) before = total;
     total += recvcounts[r];
   }
   if (total > INT32_MAX) throw MpiError(MPI_ERR_COUNT, "the counts add up to more than INT_MAX");
-  const void* input = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  size_t mine = static_cast<size_t>(recvcounts[me]) * type.extent;
-  size_t offset = static_cast<size_t>(before) * type.extent;
-  if (auto core_op = weft::mpi::core_op(op, type)) {
-    weft::DType dtype = *weft::mpi::core_dtype(type.element);
-    auto elements = std::make_shared<std::vector<uint64_t>>(static_cast<size_t>(n));
-    for (int r = 0; r < n; ++r)
-      (*elements)[static_cast<size_t>(r)] = static_cast<uint64_t>(recvcounts[r]);
-    weft::Tensor in(const_cast<void*>(input), static_cast<uint64_t>(total), dtype);
-    // In place, the core writes this rank's result over its part of the input; MPI wants
-    // it at the start of the buffer.
-    bool in_place = sendbuf == MPI_IN_PLACE;
-    void* out_at = in_place ? static_cast<std::byte*>(recvbuf) + offset : recvbuf;
-    weft::Tensor out(out_at, static_cast<uint64_t>(recvcounts[me]), dtype);
+  Reduction reduction(op, datatype, static_cast<int>(total));
+  bool in_place = sendbuf == MPI_IN_PLACE;
+  const void* input = in_place ? recvbuf : sendbuf;
+  BlockBuffer mine = BlockBuffer::single(recvbuf, recvcounts[me], datatype, "receive");
+  uint64_t offset = reduction.element_bytes() * static_cast<uint64_t>(before);
+  if (auto core_op = reduction.core_op()) {
     Started started;
+    weft::Tensor in =
+        send_from(started, BlockBuffer::single(input, static_cast<int>(total), datatype, "send"));
+    auto elements = std::make_shared<std::vector<uint64_t>>(static_cast<size_t>(n));
+    for (int r = 0; r < n; ++r) {
+      (*elements)[static_cast<size_t>(r)] =
+          static_cast<uint64_t>(recvcounts[r]) * reduction.values_per_element();
+    }
+    started.keep(elements);
+    weft::Tensor typed_in = reduction.typed(in.data(), static_cast<uint64_t>(total));
+    // In place and unstaged, the core writes this rank's result over its part of the
+    // input; MPI wants it at the start of the buffer.
+    bool moved = in_place && !mine.staged();
+    auto* out_at = static_cast<std::byte*>(moved ? in.data() : mine.tensor().data());
+    if (moved) out_at += offset;
+    weft::Tensor typed_out = reduction.typed(out_at, static_cast<uint64_t>(recvcounts[me]));
     started.request = run_collective(
-        async, [&] { weft::reduce_scatterv(in, out, *elements, *core_op, c.group); },
-        [&] { return weft::ireduce_scatterv(in, out, *elements, *core_op, c.group); });
-    started.keep_alive = elements;
-    started.finish = [in_place, recvbuf, out_at, mine] {
-      if (in_place && out_at != recvbuf && mine > 0) std::memmove(recvbuf, out_at, mine);
-    };
+        async, [&] { weft::reduce_scatterv(typed_in, typed_out, *elements, *core_op, c.group); },
+        [&] { return weft::ireduce_scatterv(typed_in, typed_out, *elements, *core_op, c.group); });
+    uint64_t bytes = mine.block_bytes(0);
+    void* start = mine.tensor().data();
+    started.then([moved, start, out_at, bytes] {
+      if (moved && out_at != start && bytes > 0) std::memmove(start, out_at, bytes);
+    });
+    receive_into(started, mine);
     return started;
   }
-  return gather_then(input, static_cast<int>(total), datatype, c, async,
-                     [op, &type, total, n, recvbuf, offset, mine](const Bytes& all) {
-                       Bytes reduced(static_cast<size_t>(total) * type.extent);
-                       weft::mpi::combine_in_rank_order(op, type, static_cast<size_t>(total), 0,
-                                                        n - 1, all.data(), reduced.data());
-                       if (mine > 0) std::memcpy(recvbuf, reduced.data() + offset, mine);
-                     });
+  return gather_then(
+      input, static_cast<int>(total), datatype, mine, c, async,
+      [reduction, n, offset, bytes = mine.block_bytes(0)](const Bytes& all, std::byte* result) {
+        Bytes reduced(reduction.bytes());
+        reduction.combine(0, n - 1, all.data(), reduced.data());
+        if (bytes > 0) std::memcpy(result, reduced.data() + offset, bytes);
+      });
 }
 
 // Scan (inclusive: ranks 0..me) and Exscan (exclusive: 0..me-1; rank 0's buffer is left
 // as it was, its result being undefined).
 Started start_scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                    bool inclusive, const MPI_ABI_Comm& c, bool async) {
-  const weft::mpi::TypeInfo& type = weft::mpi::type_info(datatype);
-  weft::mpi::check_op(op, type);
-  weft::mpi::bytes_of(recvbuf, count, datatype, "receive");
+  Reduction reduction(op, datatype, count);
+  BlockBuffer result = BlockBuffer::single(recvbuf, count, datatype, "receive");
   int last = inclusive ? c.group.rank() : c.group.rank() - 1;
-  return gather_then(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, datatype, c, async,
-                     [op, &type, count, last, recvbuf](const Bytes& all) {
-                       if (last < 0) return;
-                       weft::mpi::combine_in_rank_order(op, type, static_cast<size_t>(count), 0,
-                                                        last, all.data(), recvbuf);
+  // Rank 0's exclusive scan writes nothing: its staged buffer starts as the program's.
+  if (last < 0) result.pack();
+  return gather_then(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, datatype, result, c, async,
+                     [reduction, last](const Bytes& all, std::byte* out) {
+                       if (last >= 0) reduction.combine(0, last, all.data(), out);
                      });
 }
 

@@ -86,6 +86,50 @@ std::vector<int> checked_ranks(const MPI_ABI_Group& group, int n, const int rank
   return out;
 }
 
+// The ranks MPI_Group_range_incl/_excl's triplets (first, last, stride) name, in order,
+// checked as checked_ranks checks a list: each range must start and end inside the
+// group and have a stride other than 0, and no rank may appear twice.
+std::vector<int> ranks_of_ranges(const MPI_ABI_Group& group, int n, int ranges[][3]) {
+  if (n < 0) throw MpiError(MPI_ERR_ARG, "n = " + std::to_string(n) + " is negative");
+  if (n > 0) require_pointer(ranges, "ranges");
+  const int size = static_cast<int>(group.world_ranks.size());
+  std::vector<int> listed;
+  for (int i = 0; i < n; ++i) {
+    int first = ranges[i][0], last = ranges[i][1], stride = ranges[i][2];
+    std::string item = "ranges[" + std::to_string(i) + "] = (" + std::to_string(first) + ", " +
+                       std::to_string(last) + ", " + std::to_string(stride) + ")";
+    if (stride == 0) throw MpiError(MPI_ERR_ARG, item + " has a stride of 0");
+    for (int end : {first, last}) {
+      if (end < 0 || end >= size) {
+        throw MpiError(MPI_ERR_RANK, item + " reaches " + std::to_string(end) + ", outside [0, " +
+                                         std::to_string(size) + ") of the group");
+      }
+    }
+    for (int64_t r = first; stride > 0 ? r <= last : r >= last; r += stride) {
+      listed.push_back(static_cast<int>(r));
+    }
+  }
+  return checked_ranks(group, static_cast<int>(listed.size()), listed.data(), "the ranges");
+}
+
+// A new group of `group`'s members at `chosen` ranks, in that order.
+MPI_Group included(const MPI_ABI_Group& group, const std::vector<int>& chosen) {
+  std::vector<int> world_ranks;
+  for (int r : chosen) world_ranks.push_back(group.world_ranks[static_cast<size_t>(r)]);
+  return make_group(std::move(world_ranks));
+}
+
+// A new group of `group`'s members but those at `left_out` ranks, in group order.
+MPI_Group excluded(const MPI_ABI_Group& group, const std::vector<int>& left_out) {
+  std::vector<bool> out(group.world_ranks.size(), false);
+  for (int r : left_out) out[static_cast<size_t>(r)] = true;
+  std::vector<int> world_ranks;
+  for (size_t r = 0; r < group.world_ranks.size(); ++r) {
+    if (!out[r]) world_ranks.push_back(group.world_ranks[r]);
+  }
+  return make_group(std::move(world_ranks));
+}
+
 // The ranks in `parent` of `group`'s members, in the group's order; MPI_ERR_GROUP when
 // one of them is not in `parent`.
 std::vector<int> parent_ranks_of(const MPI_ABI_Comm& parent, const MPI_ABI_Group& group) {
@@ -154,9 +198,7 @@ int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgro
     const MPI_ABI_Group& g = group_of(group);
     std::vector<int> chosen = checked_ranks(g, n, ranks, "ranks");
     require_pointer(newgroup, "newgroup");
-    std::vector<int> world_ranks;
-    for (int r : chosen) world_ranks.push_back(g.world_ranks[static_cast<size_t>(r)]);
-    *newgroup = make_group(std::move(world_ranks));
+    *newgroup = included(g, chosen);
   });
 }
 WEFT_MPI_ALIAS(Group_incl)
@@ -167,16 +209,32 @@ int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgro
     const MPI_ABI_Group& g = group_of(group);
     std::vector<int> left_out = checked_ranks(g, n, ranks, "ranks");
     require_pointer(newgroup, "newgroup");
-    std::vector<bool> excluded(g.world_ranks.size(), false);
-    for (int r : left_out) excluded[static_cast<size_t>(r)] = true;
-    std::vector<int> world_ranks;
-    for (size_t r = 0; r < g.world_ranks.size(); ++r) {
-      if (!excluded[r]) world_ranks.push_back(g.world_ranks[r]);
-    }
-    *newgroup = make_group(std::move(world_ranks));
+    *newgroup = excluded(g, left_out);
   });
 }
 WEFT_MPI_ALIAS(Group_excl)
+
+int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
+  return mpi_call("MPI_Group_range_incl", MPI_COMM_WORLD, [&] {
+    weft::mpi::require_initialized("MPI_Group_range_incl");
+    const MPI_ABI_Group& g = group_of(group);
+    std::vector<int> chosen = ranks_of_ranges(g, n, ranges);
+    require_pointer(newgroup, "newgroup");
+    *newgroup = included(g, chosen);
+  });
+}
+WEFT_MPI_ALIAS(Group_range_incl)
+
+int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
+  return mpi_call("MPI_Group_range_excl", MPI_COMM_WORLD, [&] {
+    weft::mpi::require_initialized("MPI_Group_range_excl");
+    const MPI_ABI_Group& g = group_of(group);
+    std::vector<int> left_out = ranks_of_ranges(g, n, ranges);
+    require_pointer(newgroup, "newgroup");
+    *newgroup = excluded(g, left_out);
+  });
+}
+WEFT_MPI_ALIAS(Group_range_excl)
 
 int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
                                int ranks2[]) {

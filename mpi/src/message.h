@@ -13,6 +13,7 @@
 #include <memory>
 #include <vector>
 
+#include "mpi/src/block_buffer.h"
 #include "mpi/src/objects.h"
 
 namespace weft::mpi {
@@ -22,19 +23,19 @@ class Message {
   static Message outgoing(const void* buf, int count, MPI_Datatype datatype, const char* what);
   static Message incoming(void* buf, int count, MPI_Datatype datatype, const char* what);
 
-  const weft::Tensor& tensor() const { return tensor_; }
+  const weft::Tensor& tensor() const { return buffer_.tensor(); }
+  // Packs the program's data again (a persistent send's each start); nothing unstaged.
+  void pack() const { buffer_.pack(); }
   // Moves `received` bytes from the staging buffer into place; nothing when unstaged.
-  void unpack(uint64_t received) const;
+  void unpack(uint64_t received) const { buffer_.unpack(0, received); }
   // What must live as long as the operation: the copy or the staging buffer (or null).
-  std::shared_ptr<void> keep_alive() const { return state_; }
+  std::shared_ptr<void> keep_alive() const {
+    return buffer_.staged() ? buffer_.keep_alive() : nullptr;
+  }
 
  private:
-  struct Staged;
-  // A view of the buffer, or a staging copy (packed now when `sending`).
-  static Message over(const void* buf, int count, MPI_Datatype datatype, const char* what,
-                      bool sending);
-  weft::Tensor tensor_;
-  std::shared_ptr<Staged> state_;
+  explicit Message(BlockBuffer buffer) : buffer_(std::move(buffer)) {}
+  BlockBuffer buffer_;
 };
 
 // MPI_Sendrecv's core: posts the receive of `in` from `source` (unless MPI_PROC_NULL),

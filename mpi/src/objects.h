@@ -36,14 +36,16 @@ struct MPI_ABI_Request {
   weft::Request request;  // not valid() when the operation completed at once
   bool is_receive = false;
   bool proc_null = false;         // to or from MPI_PROC_NULL: completes empty
+  bool collective = false;        // a non-blocking collective's (MPI_Cancel refuses it)
   MPI_Comm comm = MPI_COMM_NULL;  // whose error handler applies
   // A non-blocking collective's last step, run once `request` completes (combining
   // gathered contributions, say), and the buffers it needs until then.
   std::function<void()> finish;
   std::shared_ptr<void> keep_alive;
   // A persistent request (MPI_Send_init, MPI_Recv_init) starts its operation anew with
-  // each MPI_Start; completing it leaves it allocated and inactive.
-  std::function<weft::Request()> restart;  // empty: not persistent
+  // each MPI_Start (setting `request`, and `finish` where a receive unpacks); completing
+  // it leaves it allocated and inactive.
+  std::function<void(MPI_ABI_Request&)> restart;  // empty: not persistent
   bool active = false;
 };
 

@@ -4,44 +4,63 @@
 #include "mpi/src/arguments.h"
 #include "mpi/src/errors.h"
 #include "mpi/src/export.h"
+#include "mpi/src/message.h"
 #include "mpi/src/objects.h"
+#include "mpi/src/send_modes.h"
 
 using weft::mpi::communicator;
 using weft::mpi::core_rank;
 using weft::mpi::core_tag;
+using weft::mpi::Message;
 using weft::mpi::mpi_call;
 using weft::mpi::MpiError;
 
 namespace {
 
-enum class Mode { kStandard, kSynchronous, kReceive };
+enum class Mode { kStandard, kSynchronous, kBuffered, kReceive };
 
 MPI_Request make_persistent(void* buf, int count, MPI_Datatype datatype, int peer, int tag,
                             MPI_Comm comm, Mode mode, const char* function) {
   const MPI_ABI_Comm& c = communicator(comm, function);
   bool receive = mode == Mode::kReceive;
-  weft::Tensor bytes = weft::mpi::bytes_of(buf, count, datatype, receive ? "receive" : "send");
+  // The buffer is checked now; a send packs its data afresh at each start, a receive
+  // unpacks at each completion.
+  Message message = receive ? Message::incoming(buf, count, datatype, "receive")
+                            : Message::outgoing(buf, count, datatype, "send");
   int core_tag_value = core_tag(tag, receive);
   auto* r = new MPI_ABI_Request();
   r->comm = comm;
   r->is_receive = receive;
   if (peer == MPI_PROC_NULL) {
     r->proc_null = true;
-    r->restart = [] { return weft::Request(); };
+    r->restart = [](MPI_ABI_Request&) {};
     return r;
   }
   int core_peer = core_rank(c, peer, receive, receive ? "source" : "destination");
+  // A buffered send is complete once its copy is made, as MPI_Ibsend's request is.
+  if (mode == Mode::kBuffered) r->proc_null = true;
   weft::Group group = c.group;
-  r->restart = [=]() {
+  r->restart = [=](MPI_ABI_Request& started) {
+    if (!receive) message.pack();
     switch (mode) {
       case Mode::kReceive:
-        return weft::irecv(bytes, core_peer, core_tag_value, group);
+        started.request = weft::irecv(message.tensor(), core_peer, core_tag_value, group);
+        if (message.keep_alive()) {
+          started.finish = [message, received = started.request] {
+            message.unpack(received.bytes());
+          };
+        }
+        return;
       case Mode::kSynchronous:
-        return weft::issend(bytes, core_peer, core_tag_value, group);
+        started.request = weft::issend(message.tensor(), core_peer, core_tag_value, group);
+        return;
+      case Mode::kBuffered:
+        weft::mpi::buffered_send(message.tensor(), core_peer, core_tag_value, group);
+        return;
       case Mode::kStandard:
-        break;
+        started.request = weft::isend(message.tensor(), core_peer, core_tag_value, group);
+        return;
     }
-    return weft::isend(bytes, core_peer, core_tag_value, group);
   };
   return r;
 }
@@ -50,7 +69,7 @@ void start(MPI_Request request) {
   MPI_ABI_Request& r = weft::mpi::request_of(request);
   if (!r.restart) throw MpiError(MPI_ERR_REQUEST, "not a persistent request");
   if (r.active) throw MpiError(MPI_ERR_REQUEST, "the request is already active");
-  r.request = r.restart();
+  r.restart(r);
   r.active = true;
 }
 
@@ -85,6 +104,15 @@ int PMPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest,
   });
 }
 WEFT_MPI_ALIAS(Rsend_init)
+
+int PMPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                    MPI_Comm comm, MPI_Request* request) {
+  return mpi_call("MPI_Bsend_init", comm, [&] {
+    *request = make_persistent(const_cast<void*>(buf), count, datatype, dest, tag, comm,
+                               Mode::kBuffered, "MPI_Bsend_init");
+  });
+}
+WEFT_MPI_ALIAS(Bsend_init)
 
 int PMPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                    MPI_Request* request) {

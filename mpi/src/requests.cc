@@ -66,6 +66,7 @@ void complete(MPI_Request* request, MPI_Status* status) {
   }
   if (r.is_receive) {
     set_status(status, r.request.source(), r.request.tag(), r.request.bytes());
+    if (r.request.cancelled()) set_cancelled(status);
   } else {
     set_empty_status(status);
   }
@@ -94,6 +95,7 @@ using weft::mpi::complete;
 using weft::mpi::is_done;
 using weft::mpi::is_inactive;
 using weft::mpi::mpi_call;
+using weft::mpi::MpiError;
 
 extern "C" {
 
@@ -251,5 +253,29 @@ int PMPI_Request_free(MPI_Request* request) {
   });
 }
 WEFT_MPI_ALIAS(Request_free)
+
+// A receive no message has matched yet is withdrawn; anything else (a send, a matched
+// receive) completes as usual, which the standard allows: MPI_Test_cancelled tells.
+int PMPI_Cancel(MPI_Request* request) {
+  return mpi_call("MPI_Cancel", weft::mpi::comm_of_request(*request), [&] {
+    if (*request == MPI_REQUEST_NULL) throw MpiError(MPI_ERR_REQUEST, "the request is null");
+    MPI_ABI_Request& r = weft::mpi::request_of(*request);
+    if (r.collective) {
+      throw MpiError(MPI_ERR_REQUEST,
+                     "a non-blocking collective cannot be cancelled (the standard forbids it)");
+    }
+    if (r.restart && !r.active) {
+      throw MpiError(MPI_ERR_REQUEST, "the persistent request is not active");
+    }
+    if (r.request.valid()) r.request.cancel();
+  });
+}
+WEFT_MPI_ALIAS(Cancel)
+
+int PMPI_Test_cancelled(const MPI_Status* status, int* flag) {
+  return mpi_call("MPI_Test_cancelled", MPI_COMM_WORLD,
+                  [&] { *flag = weft::mpi::status_cancelled(*status) ? 1 : 0; });
+}
+WEFT_MPI_ALIAS(Test_cancelled)
 
 }  // extern "C"

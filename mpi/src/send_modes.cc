@@ -3,6 +3,8 @@
 // A ready send is a standard send (the standard allows it). A buffered send copies the
 // message into space reserved from the buffer the program attached, and completes at
 // once; the space is reclaimed when the copy has left.
+#include "mpi/src/send_modes.h"
+
 #include <cstring>
 #include <memory>
 #include <string>
@@ -66,10 +68,25 @@ weft::Request synchronous_send(const void* buf, int count, MPI_Datatype datatype
 void buffered_send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                    const MPI_ABI_Comm& c) {
   Message message = Message::outgoing(buf, count, datatype, "send");
-  const weft::Tensor& bytes = message.tensor();
   int core_tag_value = core_tag(tag, false);
   if (dest == MPI_PROC_NULL) return;
-  int peer = core_rank(c, dest, false, "destination");
+  weft::mpi::buffered_send(message.tensor(), core_rank(c, dest, false, "destination"),
+                           core_tag_value, c.group);
+}
+
+// A request that is already complete, as a buffered send's is.
+MPI_Request completed_request(MPI_Comm comm) {
+  auto* r = new MPI_ABI_Request();
+  r->comm = comm;
+  r->proc_null = true;  // completes empty, like a send to MPI_PROC_NULL
+  return r;
+}
+
+}  // namespace
+
+namespace weft::mpi {
+
+void buffered_send(const weft::Tensor& bytes, int peer, int core_tag, const weft::Group& group) {
   AttachedBuffer& buffer = attached();
   buffer.reclaim();
   uint64_t needed = bytes.bytes() + MPI_BSEND_OVERHEAD;
@@ -87,22 +104,14 @@ void buffered_send(const void* buf, int count, MPI_Datatype datatype, int dest, 
   send->copy.assign(data, data + bytes.bytes());
   send->request =
       weft::isend(weft::Tensor(send->copy.data(), send->copy.size(), weft::DType::kUInt8), peer,
-                  core_tag_value, c.group);
+                  core_tag, group);
   buffer.in_use += needed;
   // MPI_Finalize waits for the detached requests, so no buffered message is lost.
   weft::mpi::library().detached.push_back(send->request);
   buffer.sends.push_back(std::move(send));
 }
 
-// A request that is already complete, as a buffered send's is.
-MPI_Request completed_request(MPI_Comm comm) {
-  auto* r = new MPI_ABI_Request();
-  r->comm = comm;
-  r->proc_null = true;  // completes empty, like a send to MPI_PROC_NULL
-  return r;
-}
-
-}  // namespace
+}  // namespace weft::mpi
 
 extern "C" {
 

@@ -22,6 +22,11 @@ struct Started {
     return started;
   }
 
+  // Adds `more` to what must live until the end.
+  void keep(std::shared_ptr<void> more);
+  // Adds a step after the others of `finish` (unpacking staged blocks after combining).
+  void then(std::function<void()> step);
+
   weft::Request request;
   std::function<void()> finish;
   std::shared_ptr<void> keep_alive;  // buffers and counts the core reads until the end

@@ -182,6 +182,44 @@ TEST(PointToPoint, ASynchronousSendCompletesOnlyOnceMatched) {
   }));
 }
 
+TEST(PointToPoint, CancelWithdrawsOnlyAReceiveNothingHasMatched) {
+  expect_all_succeeded(run_ranks(2, [](int rank) {
+    weft::init_process_group();
+    std::vector<int32_t> a(4, -1), b(4, -1), sent{1, 2, 3, 4};
+    if (rank == 0) {
+      // Cancelled before anything was sent: complete, untouched, and the message sent
+      // afterwards goes to the next matching receive instead.
+      weft::Request first = weft::irecv(weft::view(a), 1, 3);
+      EXPECT_TRUE(first.cancel());
+      EXPECT_TRUE(first.is_completed());
+      EXPECT_TRUE(first.cancelled());
+      first.wait();
+      EXPECT_EQ(a, std::vector<int32_t>(4, -1));
+      EXPECT_FALSE(first.cancel());  // already complete
+      int32_t go = 1;
+      weft::send(weft::view(std::span(&go, 1)), 1, 9);
+      EXPECT_EQ(weft::recv(weft::view(b), 1, 3), 1);
+      EXPECT_EQ(b, sent);
+      // Matched already: the cancel fails and the message is received.
+      weft::Request second = weft::irecv(weft::view(a), 1, 4);
+      second.wait();
+      EXPECT_FALSE(second.cancel());
+      EXPECT_FALSE(second.cancelled());
+      EXPECT_EQ(a, sent);
+    } else {
+      int32_t go = 0;
+      weft::recv(weft::view(std::span(&go, 1)), 0, 9);
+      weft::send(weft::view(sent), 0, 3);
+      // A send cannot be cancelled.
+      weft::Request s = weft::isend(weft::view(sent), 0, 4);
+      EXPECT_FALSE(s.cancel());
+      s.wait();
+      EXPECT_FALSE(s.cancelled());
+    }
+    weft::destroy_process_group();
+  }));
+}
+
 TEST(PointToPoint, IsCompletedNeverBlocksAndRequestsProgressInBackground) {
   expect_all_succeeded(run_ranks(2, [](int rank) {
     weft::init_process_group();

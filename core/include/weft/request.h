@@ -31,6 +31,13 @@ class Request {
   // operation is still pending and may be waited for again.
   void wait(Timeout timeout = kDefaultTimeout) const;
 
+  // Withdraws a receive that no message has matched yet: it completes at once, without
+  // error, its buffer untouched, and cancelled() becomes true. Returns false, changing
+  // nothing, for a send, a collective, or a receive already matched or complete (the
+  // message it matched is received as usual): as with MPI_Cancel, a cancel may fail.
+  bool cancel() const;
+  bool cancelled() const;
+
   // For a completed receive: the sender's rank in the group, the message's tag and its
   // size in bytes. For a send: the destination, the tag and the bytes sent.
   int source() const;

@@ -10,7 +10,8 @@
  *      the even ranks gives the odds (size floor(N/2); MPI_GROUP_EMPTY's
  *      size 0 with one rank). The world in reverse order (MPI_Group_incl
  *      with N-1, ..., 0) is MPI_SIMILAR to the world (MPI_IDENT with one
- *      rank).
+ *      rank). MPI_Group_range_incl and _range_excl with the triplets
+ *      (0, last even, 2) and (N-1, 0, -1) give the same groups.
  *   3. MPI_Group_translate_ranks from the world to the evens: 2k -> k, odd
  *      ranks -> MPI_UNDEFINED, MPI_PROC_NULL -> MPI_PROC_NULL; from the
  *      world to the reversed world: r -> N-1-r.
@@ -145,6 +146,22 @@ int main(int argc, char **argv) {
   expect_members("reversed world", reversed, world, size, list);
   expect_group_compare("reversed, world", reversed, world, size == 1 ? MPI_IDENT : MPI_SIMILAR);
   expect_group_compare("evens, world", evens, world, size == 1 ? MPI_IDENT : MPI_UNEQUAL);
+  /* The same by ranges: (0, last even, 2) includes the evens, and excludes them to give
+   * the odds; (size - 1, 0, -1) is the reversed world. */
+  {
+    int evens_range[1][3] = {{0, 2 * (n_evens - 1), 2}};
+    int reversed_range[1][3] = {{size - 1, 0, -1}};
+    MPI_Group by_range;
+    CHECK_MPI(MPI_Group_range_incl(world, 1, evens_range, &by_range));
+    expect_group_compare("range_incl evens, evens", by_range, evens, MPI_IDENT);
+    free_group(&by_range, "range_incl evens");
+    CHECK_MPI(MPI_Group_range_excl(world, 1, evens_range, &by_range));
+    expect_group_compare("range_excl evens, odds", by_range, odds, MPI_IDENT);
+    free_group(&by_range, "range_excl evens");
+    CHECK_MPI(MPI_Group_range_incl(world, 1, reversed_range, &by_range));
+    expect_group_compare("range_incl reversed, reversed", by_range, reversed, MPI_IDENT);
+    free_group(&by_range, "range_incl reversed");
+  }
 
   /* 3. translate_ranks. */
   for (k = 0; k < size; k++) list[k] = k;

@@ -28,6 +28,10 @@
  *      (MPI_ANY_SOURCE, MPI_ANY_TAG, count 0); MPI_Wait returns the empty
  *      status; MPI_Testall over null requests gives flag true; MPI_Waitall
  *      over them returns; MPI_Waitany over them gives MPI_UNDEFINED.
+ *   6. MPI_Cancel of a receive nothing will match: MPI_Wait completes it and
+ *      MPI_Test_cancelled says so, its buffer untouched. A receive whose
+ *      message has arrived (MPI_Probe said so) is cancelled in vain: it
+ *      completes with the message and MPI_Test_cancelled gives false.
  *
  * Prints "nonblocking: OK (N ranks)" from rank 0.
  */
@@ -320,6 +324,33 @@ static void part_null(void) {
   EXPECT_INT("MPI_Waitany over MPI_REQUEST_NULLs: index (MPI_UNDEFINED)", idx, MPI_UNDEFINED);
 }
 
+static void part_cancel(void) {
+  int buf[4] = {-1, -1, -1, -1}, flag = -1;
+  MPI_Request r;
+  MPI_Status st;
+  /* Tag 900 is never sent. */
+  CHECK_MPI(MPI_Irecv(buf, 4, MPI_INT, (rank + 1) % size, 900, MPI_COMM_WORLD, &r));
+  CHECK_MPI(MPI_Cancel(&r));
+  CHECK_MPI(MPI_Wait(&r, &st));
+  if (r != MPI_REQUEST_NULL) fail("a cancelled receive's MPI_Wait left the request set");
+  CHECK_MPI(MPI_Test_cancelled(&st, &flag));
+  EXPECT_INT("MPI_Test_cancelled after cancelling an unmatched receive", flag, 1);
+  for (int i = 0; i < 4; ++i) EXPECT_INT("a cancelled receive's buffer", buf[i], -1);
+
+  /* To itself: the message is there (MPI_Probe) before the receive is posted. */
+  int out = 1000 + rank;
+  MPI_Request s;
+  CHECK_MPI(MPI_Isend(&out, 1, MPI_INT, rank, 901, MPI_COMM_WORLD, &s));
+  CHECK_MPI(MPI_Probe(rank, 901, MPI_COMM_WORLD, &st));
+  CHECK_MPI(MPI_Irecv(buf, 1, MPI_INT, rank, 901, MPI_COMM_WORLD, &r));
+  CHECK_MPI(MPI_Cancel(&r));
+  CHECK_MPI(MPI_Wait(&r, &st));
+  CHECK_MPI(MPI_Wait(&s, MPI_STATUS_IGNORE));
+  CHECK_MPI(MPI_Test_cancelled(&st, &flag));
+  EXPECT_INT("MPI_Test_cancelled after cancelling a matched receive", flag, 0);
+  EXPECT_INT("the matched receive's message", buf[0], 1000 + rank);
+}
+
 int main(int argc, char **argv) {
   CHECK_MPI(MPI_Init(&argc, &argv));
   CHECK_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
@@ -335,6 +366,8 @@ int main(int argc, char **argv) {
   part_request_free();
   CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
   part_null();
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  part_cancel();
 
   finalize_and_report(size);
   return 0;
