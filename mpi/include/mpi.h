@@ -311,8 +311,17 @@ WEFT_MPI_FN(double, Wtime, (void))
 WEFT_MPI_FN(double, Wtick, (void))
 WEFT_MPI_FN(int, Error_string, (int errorcode, char* string, int* resultlen))
 WEFT_MPI_FN(int, Error_class, (int errorcode, int* errorclass))
+WEFT_MPI_FN(int, Alloc_mem, (MPI_Aint size, MPI_Info info, void* baseptr))
+WEFT_MPI_FN(int, Free_mem, (void* base))
+WEFT_MPI_FN(MPI_Aint, Aint_add, (MPI_Aint base, MPI_Aint disp))
+WEFT_MPI_FN(MPI_Aint, Aint_diff, (MPI_Aint addr1, MPI_Aint addr2))
+WEFT_MPI_FN(int, Pcontrol, (const int level, ...))
 WEFT_MPI_FN(int, Comm_set_errhandler, (MPI_Comm comm, MPI_Errhandler errhandler))
 WEFT_MPI_FN(int, Comm_get_errhandler, (MPI_Comm comm, MPI_Errhandler* errhandler))
+WEFT_MPI_FN(int, Comm_create_errhandler,
+            (MPI_Comm_errhandler_function * comm_errhandler_fn, MPI_Errhandler* errhandler))
+WEFT_MPI_FN(int, Errhandler_free, (MPI_Errhandler * errhandler))
+WEFT_MPI_FN(int, Comm_call_errhandler, (MPI_Comm comm, int errorcode))
 
 /* Communicators */
 WEFT_MPI_FN(int, Comm_rank, (MPI_Comm comm, int* rank))
@@ -321,6 +330,10 @@ WEFT_MPI_FN(int, Comm_dup, (MPI_Comm comm, MPI_Comm* newcomm))
 WEFT_MPI_FN(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm* newcomm))
 WEFT_MPI_FN(int, Comm_free, (MPI_Comm * comm))
 WEFT_MPI_FN(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int* result))
+WEFT_MPI_FN(int, Comm_set_name, (MPI_Comm comm, const char* comm_name))
+WEFT_MPI_FN(int, Comm_get_name, (MPI_Comm comm, char* comm_name, int* resultlen))
+WEFT_MPI_FN(int, Comm_get_attr, (MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag))
+WEFT_MPI_FN(int, Comm_test_inter, (MPI_Comm comm, int* flag))
 
 /* Groups and communicator creation */
 WEFT_MPI_FN(int, Comm_group, (MPI_Comm comm, MPI_Group* group))
@@ -422,6 +435,7 @@ WEFT_MPI_FN(int, Testsome,
 WEFT_MPI_FN(int, Request_free, (MPI_Request * request))
 WEFT_MPI_FN(int, Cancel, (MPI_Request * request))
 WEFT_MPI_FN(int, Test_cancelled, (const MPI_Status* status, int* flag))
+WEFT_MPI_FN(int, Request_get_status, (MPI_Request request, int* flag, MPI_Status* status))
 
 /* Collectives */
 WEFT_MPI_FN(int, Barrier, (MPI_Comm comm))
@@ -528,6 +542,8 @@ WEFT_MPI_FN(int, Iexscan,
 WEFT_MPI_FN(int, Op_create, (MPI_User_function * user_fn, int commute, MPI_Op* op))
 WEFT_MPI_FN(int, Op_free, (MPI_Op * op))
 WEFT_MPI_FN(int, Op_commutative, (MPI_Op op, int* commute))
+WEFT_MPI_FN(int, Reduce_local,
+            (const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op))
 
 /* Datatypes */
 WEFT_MPI_FN(int, Type_size, (MPI_Datatype datatype, int* size))

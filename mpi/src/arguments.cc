@@ -7,6 +7,10 @@
 
 namespace weft::mpi {
 
+void require_pointer(const void* pointer, const char* what) {
+  if (pointer == nullptr) throw MpiError(MPI_ERR_ARG, std::string(what) + " is NULL");
+}
+
 int core_rank(const MPI_ABI_Comm& comm, int rank, bool any_allowed, const char* what) {
   if (any_allowed && rank == MPI_ANY_SOURCE) return weft::kAnySource;
   int size = comm.group.size();

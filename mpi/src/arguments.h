@@ -12,6 +12,9 @@
 
 namespace weft::mpi {
 
+// MPI_ERR_ARG, naming `what`, for a NULL array or output argument.
+void require_pointer(const void* pointer, const char* what);
+
 // A rank of `comm` for the core; MPI_ERR_RANK unless 0 <= rank < size (or, where
 // `any_allowed`, MPI_ANY_SOURCE). The caller handles MPI_PROC_NULL first.
 int core_rank(const MPI_ABI_Comm& comm, int rank, bool any_allowed, const char* what);

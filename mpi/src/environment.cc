@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -29,6 +30,7 @@ void copy_string(const std::string& text, char* out, int capacity, int* length) 
 void describe_world(MPI_ABI_Comm& comm, const char* name, std::vector<int> world_ranks) {
   comm.world_ranks = std::move(world_ranks);
   comm.name = name;
+  comm.given_name = name;
 }
 
 }  // namespace
@@ -173,27 +175,40 @@ int PMPI_Error_class(int errorcode, int* errorclass) {
 }
 WEFT_MPI_ALIAS(Error_class)
 
-int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
-  return mpi_call("MPI_Comm_set_errhandler", comm, [&] {
-    weft::mpi::require_initialized("MPI_Comm_set_errhandler");
-    MPI_ABI_Comm& c = weft::mpi::comm_of(comm);
-    if (errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_RETURN &&
-        errhandler != MPI_ERRORS_ABORT) {
-      throw MpiError(MPI_ERR_ARG,
-                     "only MPI_ERRORS_ARE_FATAL, MPI_ERRORS_ABORT and MPI_ERRORS_RETURN are "
-                     "supported");
+// Memory for the program: there is nothing faster to give than aligned heap memory,
+// since weft's transports take any buffer.
+int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
+  return mpi_call("MPI_Alloc_mem", MPI_COMM_WORLD, [&] {
+    if (size < 0) throw MpiError(MPI_ERR_ARG, "size " + std::to_string(size) + " is negative");
+    if (baseptr == nullptr) throw MpiError(MPI_ERR_ARG, "baseptr is NULL");
+    (void)info;  // no hints apply
+    void* memory = nullptr;
+    if (posix_memalign(&memory, 64, size == 0 ? 1 : static_cast<size_t>(size)) != 0) {
+      throw MpiError(MPI_ERR_NO_MEM, "cannot allocate " + std::to_string(size) + " bytes");
     }
-    c.errhandler = errhandler;
+    *static_cast<void**>(baseptr) = memory;
   });
 }
-WEFT_MPI_ALIAS(Comm_set_errhandler)
+WEFT_MPI_ALIAS(Alloc_mem)
 
-int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
-  return mpi_call("MPI_Comm_get_errhandler", comm, [&] {
-    weft::mpi::require_initialized("MPI_Comm_get_errhandler");
-    *errhandler = weft::mpi::comm_of(comm).errhandler;
-  });
+int PMPI_Free_mem(void* base) {
+  free(base);
+  return MPI_SUCCESS;
 }
-WEFT_MPI_ALIAS(Comm_get_errhandler)
+WEFT_MPI_ALIAS(Free_mem)
+
+MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp) { return base + disp; }
+WEFT_MPI_ALIAS(Aint_add)
+
+MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) { return addr1 - addr2; }
+WEFT_MPI_ALIAS(Aint_diff)
+
+// Profiling control: weft has no profiling levels to switch, and the standard lets an
+// implementation ignore the call; tools intercepting PMPI see it all the same.
+int PMPI_Pcontrol(const int level, ...) {
+  (void)level;
+  return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Pcontrol)
 
 }  // extern "C"

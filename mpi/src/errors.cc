@@ -93,6 +93,13 @@ const char* error_text(int error_class) {
 int handle_error(MPI_Comm comm, const char* function, int error_class, const std::string& message) {
   MPI_Errhandler handler = errhandler_for(comm);
   if (handler == MPI_ERRORS_RETURN) return error_class;
+  if (handler != MPI_ERRORS_ARE_FATAL && handler != MPI_ERRORS_ABORT) {
+    // The program's own: it decides, and the call returns the code if it returns.
+    MPI_Comm on = comm;
+    int code = error_class;
+    handler->function(&on, &code);
+    return error_class;
+  }
   std::string text = std::string(function) + " (rank " + std::to_string(world_rank_or_unknown()) +
                      "): " + error_text(error_class) + ": " + message;
   std::fprintf(stderr, "weft MPI: %s; the error handler is MPI_ERRORS_ARE_FATAL, ending the job\n",

@@ -3,7 +3,9 @@
 // communicator's error handler: MPI_ERRORS_RETURN returns the class (weft's error codes
 // are the classes), MPI_ERRORS_ARE_FATAL and MPI_ERRORS_ABORT print the message, which
 // names the function, the rank and the argument at fault, and end the process, which
-// ends the job (weftrun stops the other ranks, and peers see the rank gone).
+// ends the job (weftrun stops the other ranks, and peers see the rank gone). A user
+// error handler (MPI_Comm_create_errhandler) is called, and the class returned if it
+// returns.
 #pragma once
 
 #include <mpi.h>

@@ -19,6 +19,7 @@ using weft::mpi::group_of;
 using weft::mpi::make_comm;
 using weft::mpi::mpi_call;
 using weft::mpi::MpiError;
+using weft::mpi::require_pointer;
 
 namespace weft::mpi {
 
@@ -55,11 +56,6 @@ int rank_in(const MPI_ABI_Group& group, int world_rank) {
 
 bool contains(const MPI_ABI_Group& group, int world_rank) {
   return rank_in(group, world_rank) >= 0;
-}
-
-template <typename T>
-void require_pointer(const T* pointer, const char* what) {
-  if (pointer == nullptr) throw MpiError(MPI_ERR_ARG, std::string(what) + " is a null pointer");
 }
 
 // `n` ranks of `group` at `ranks`, checked: each in [0, size), none twice.

@@ -21,6 +21,9 @@ struct MPI_ABI_Comm {
   std::vector<int> world_ranks;  // by rank in this communicator
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
   std::string name;  // for messages: "MPI_COMM_WORLD", "a communicator of 2"
+  // MPI_Comm_get_name's answer: the predefined communicators' own names, "" for a new
+  // one until MPI_Comm_set_name.
+  std::string given_name;
 };
 
 // A group: world ranks by rank in the group. MPI_GROUP_EMPTY is a predefined one.
@@ -47,6 +50,14 @@ struct MPI_ABI_Request {
   // it leaves it allocated and inactive.
   std::function<void(MPI_ABI_Request&)> restart;  // empty: not persistent
   bool active = false;
+};
+
+// A user error handler (MPI_Comm_create_errhandler); the predefined ones keep the
+// standard's small constant handles.
+struct MPI_ABI_Errhandler {
+  static constexpr uint32_t kMagic = 0x57455248;  // "WERH"
+  uint32_t magic = kMagic;
+  MPI_Comm_errhandler_function* function = nullptr;
 };
 
 namespace weft::mpi {
@@ -81,6 +92,10 @@ MPI_Comm make_comm(const weft::Group& group, const MPI_ABI_Comm& parent);
 // The error handler that applies to a failure on `comm`: its own, or MPI_COMM_WORLD's
 // when `comm` is not a valid communicator.
 MPI_Errhandler errhandler_for(MPI_Comm comm);
+
+// The user error handler behind a handle, or nullptr for a predefined one;
+// MpiError(MPI_ERR_ERRHANDLER) for MPI_ERRHANDLER_NULL or garbage.
+MPI_ABI_Errhandler* user_errhandler_or_null(MPI_Errhandler errhandler);
 
 // This process's rank in MPI_COMM_WORLD, or -1 before MPI_Init.
 int world_rank_or_unknown();

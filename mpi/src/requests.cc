@@ -10,6 +10,23 @@
 
 namespace weft::mpi {
 
+namespace {
+
+// The status of a completed request: a receive's source, tag, size and cancelled flag;
+// the empty status for a send or a collective.
+void fill_status(const MPI_ABI_Request& r, MPI_Status* status) {
+  if (!r.is_receive) {
+    set_empty_status(status);
+  } else if (r.proc_null) {
+    set_proc_null_status(status);
+  } else {
+    set_status(status, r.request.source(), r.request.tag(), r.request.bytes());
+    if (r.request.cancelled()) set_cancelled(status);
+  }
+}
+
+}  // namespace
+
 bool is_done(MPI_Request request) {
   MPI_ABI_Request& r = request_of(request);
   return r.proc_null || !r.request.valid() || r.request.is_completed();
@@ -42,11 +59,7 @@ void complete(MPI_Request* request, MPI_Status* status) {
     *request = MPI_REQUEST_NULL;
   };
   if (r.proc_null) {
-    if (r.is_receive) {
-      set_proc_null_status(status);
-    } else {
-      set_empty_status(status);
-    }
+    fill_status(r, status);
     release();
     return;
   }
@@ -64,12 +77,7 @@ void complete(MPI_Request* request, MPI_Status* status) {
       throw;
     }
   }
-  if (r.is_receive) {
-    set_status(status, r.request.source(), r.request.tag(), r.request.bytes());
-    if (r.request.cancelled()) set_cancelled(status);
-  } else {
-    set_empty_status(status);
-  }
+  fill_status(r, status);
   release();
 }
 
@@ -253,6 +261,20 @@ int PMPI_Request_free(MPI_Request* request) {
   });
 }
 WEFT_MPI_ALIAS(Request_free)
+
+// Like MPI_Test, but the request stays as it is: neither freed nor made inactive.
+int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
+  return mpi_call("MPI_Request_get_status", weft::mpi::comm_of_request(request), [&] {
+    if (is_inactive(request)) {
+      *flag = 1;
+      weft::mpi::set_empty_status(status);
+      return;
+    }
+    *flag = is_done(request) ? 1 : 0;
+    if (*flag) weft::mpi::fill_status(weft::mpi::request_of(request), status);
+  });
+}
+WEFT_MPI_ALIAS(Request_get_status)
 
 // A receive no message has matched yet is withdrawn; anything else (a send, a matched
 // receive) completes as usual, which the standard allows: MPI_Test_cancelled tells.

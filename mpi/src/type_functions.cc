@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "mpi/src/arguments.h"
 #include "mpi/src/derived_types.h"
 #include "mpi/src/errors.h"
 #include "mpi/src/export.h"
@@ -13,13 +14,9 @@
 
 using weft::mpi::mpi_call;
 using weft::mpi::MpiError;
+using weft::mpi::require_pointer;
 
 namespace {
-
-template <typename T>
-void require_pointer(T* pointer, const char* what) {
-  if (pointer == nullptr) throw MpiError(MPI_ERR_ARG, std::string(what) + " is NULL");
-}
 
 // The common shape of the constructors: checks, builds, stores the new handle.
 template <typename Make>

@@ -1,4 +1,5 @@
-// User-defined operations: MPI_Op_create, MPI_Op_free and MPI_Op_commutative. A user
+// User-defined operations: MPI_Op_create, MPI_Op_free and MPI_Op_commutative, and
+// MPI_Reduce_local, which applies any operation to local buffers. A user
 // op is reduced as every pairing the core lacks is (collectives.cc): the contributions
 // are gathered and combined in rank order, x0 op (x1 op (... op x(n-1))), so a
 // non-commutative op sees its operands in the order the standard requires.
@@ -6,10 +7,13 @@
 
 #include <string>
 
+#include "mpi/src/block_buffer.h"
 #include "mpi/src/errors.h"
 #include "mpi/src/export.h"
 #include "mpi/src/objects.h"
+#include "mpi/src/reduction.h"
 
+using weft::mpi::BlockBuffer;
 using weft::mpi::mpi_call;
 using weft::mpi::MpiError;
 using weft::mpi::op_of;
@@ -106,5 +110,21 @@ int PMPI_Op_commutative(MPI_Op op, int* commute) {
   });
 }
 WEFT_MPI_ALIAS(Op_commutative)
+
+int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype,
+                      MPI_Op op) {
+  return mpi_call("MPI_Reduce_local", MPI_COMM_WORLD, [&] {
+    weft::mpi::require_initialized("MPI_Reduce_local");
+    weft::mpi::Reduction reduction(op, datatype, count);
+    BlockBuffer in = BlockBuffer::single(inbuf, count, datatype, "inbuf");
+    BlockBuffer inout = BlockBuffer::single(inoutbuf, count, datatype, "inoutbuf");
+    in.pack();
+    inout.pack();
+    reduction.apply(static_cast<const std::byte*>(in.tensor().data()),
+                    static_cast<std::byte*>(inout.tensor().data()));
+    inout.unpack();
+  });
+}
+WEFT_MPI_ALIAS(Reduce_local)
 
 }  // extern "C"

@@ -27,7 +27,8 @@ const std::vector<std::string> kStandardPrograms = {
     "hello",        "ring",       "probe",       "collectives",  "maxloc",
     "comm_split",   "errhandler", "nonblocking", "thread_init",  "user_ops",
     "groups",       "split_type", "dims_create", "icollectives", "send_modes",
-    "vcollectives", "persistent", "datatypes",   "ddt_p2p",      "ddt_collectives"};
+    "vcollectives", "persistent", "datatypes",   "ddt_p2p",      "ddt_collectives",
+    "attributes"};
 
 // What weft accepts beyond the standard (and Open MPI refuses).
 const std::vector<std::string> kExtensionPrograms = {"ddt_reduce_ext"};

@@ -24,6 +24,12 @@
  *     MPI_ERRORS_RETURN (get_errhandler, and an invalid send returns
  *     MPI_ERR_RANK on them); setting MPI_ERRORS_ARE_FATAL on the dup is
  *     reported back by get_errhandler and leaves MPI_COMM_WORLD's alone.
+ *   - A handler of the program's own (MPI_Comm_create_errhandler) on a dup:
+ *     an MPI_Send to rank `size` calls it once, with the dup and an error
+ *     code of class MPI_ERR_RANK, and the send then returns that code;
+ *     MPI_Comm_call_errhandler calls it with the code given and returns
+ *     MPI_SUCCESS; MPI_Errhandler_free sets the handle to
+ *     MPI_ERRHANDLER_NULL and the dup keeps its handler.
  *   - After all that the program carries on: MPI_Allreduce and a
  *     MPI_Sendrecv ring on MPI_COMM_WORLD give the right values, and
  *     MPI_ERRORS_ARE_FATAL can be set back.
@@ -180,6 +186,39 @@ static void erroneous_calls(MPI_Comm comm, const char *cname) {
   expect_error(rc, MPI_ERR_RANK, what);
 }
 
+static int g_handler_calls, g_handler_code;
+static MPI_Comm g_handler_comm;
+
+static void count_errors(MPI_Comm *comm, int *code, ...) {
+  ++g_handler_calls;
+  g_handler_code = *code;
+  g_handler_comm = *comm;
+}
+
+static void user_handler(void) {
+  MPI_Comm dup;
+  MPI_Errhandler handler;
+  int rc, cls = -1, payload = 1;
+  CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+  CHECK_MPI(MPI_Comm_create_errhandler(count_errors, &handler));
+  CHECK_MPI(MPI_Comm_set_errhandler(dup, handler));
+  rc = MPI_Send(&payload, 1, MPI_INT, size, 0, dup);
+  EXPECT_INT("user handler: calls after one failed send", g_handler_calls, 1);
+  CHECK_MPI(MPI_Error_class(g_handler_code, &cls));
+  EXPECT_INT("user handler: the class of the code it was given", cls, MPI_ERR_RANK);
+  EXPECT_INT("user handler: the failed send returned the code", rc, g_handler_code);
+  if (g_handler_comm != dup) fail("user handler: not given the communicator of the failed call");
+  CHECK_MPI(MPI_Comm_call_errhandler(dup, MPI_ERR_OTHER));
+  EXPECT_INT("user handler: calls after MPI_Comm_call_errhandler", g_handler_calls, 2);
+  EXPECT_INT("user handler: the code MPI_Comm_call_errhandler passed", g_handler_code,
+             MPI_ERR_OTHER);
+  CHECK_MPI(MPI_Errhandler_free(&handler));
+  if (handler != MPI_ERRHANDLER_NULL) fail("MPI_Errhandler_free did not set MPI_ERRHANDLER_NULL");
+  rc = MPI_Send(&payload, 1, MPI_INT, size, 0, dup);
+  EXPECT_INT("user handler: calls after it was freed and another send failed", g_handler_calls, 3);
+  CHECK_MPI(MPI_Comm_free(&dup));
+}
+
 int main(int argc, char **argv) {
   MPI_Comm dup, split;
   int got, i;
@@ -211,6 +250,7 @@ int main(int argc, char **argv) {
   expect_handler(MPI_COMM_WORLD, MPI_ERRORS_RETURN, "MPI_COMM_WORLD after setting its dup fatal");
   CHECK_MPI(MPI_Comm_free(&dup));
   CHECK_MPI(MPI_Comm_free(&split));
+  user_handler();
 
   /* Still in working order. */
   got = -1;

@@ -1,0 +1,110 @@
+// What a communicator says about itself beyond its rank and size: its name
+// (MPI_Comm_set_name, MPI_Comm_get_name), the standard's predefined attributes
+// (MPI_Comm_get_attr with MPI_TAG_UB and the rest) and whether it is an
+// intercommunicator (never: weft has none).
+#include <climits>
+#include <cstring>
+#include <string>
+
+#include "mpi/src/arguments.h"
+#include "mpi/src/errors.h"
+#include "mpi/src/export.h"
+#include "mpi/src/objects.h"
+
+using weft::mpi::comm_of;
+using weft::mpi::mpi_call;
+using weft::mpi::MpiError;
+using weft::mpi::require_pointer;
+
+namespace {
+
+// The attribute values live here: MPI_Comm_get_attr hands out pointers to them.
+struct PredefinedAttributes {
+  int tag_ub = INT_MAX;  // the core takes every tag >= 0 that an int holds
+  int host = MPI_PROC_NULL;
+  int io = MPI_ANY_SOURCE;  // every process may do language-standard I/O
+  int wtime_is_global = 0;  // MPI_Wtime is each host's own monotonic clock
+  int universe_size = 0;    // the world's size: no process can be spawned
+};
+
+PredefinedAttributes& attributes() {
+  static PredefinedAttributes values;
+  values.universe_size = weft::mpi::library().world.group.size();
+  return values;
+}
+
+}  // namespace
+
+extern "C" {
+
+int PMPI_Comm_set_name(MPI_Comm comm, const char* comm_name) {
+  return mpi_call("MPI_Comm_set_name", comm, [&] {
+    weft::mpi::require_initialized("MPI_Comm_set_name");
+    MPI_ABI_Comm& c = comm_of(comm);
+    require_pointer(comm_name, "comm_name");
+    c.given_name = std::string(comm_name).substr(0, MPI_MAX_OBJECT_NAME - 1);
+    c.name = c.given_name;  // error messages name it so too
+  });
+}
+WEFT_MPI_ALIAS(Comm_set_name)
+
+int PMPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen) {
+  return mpi_call("MPI_Comm_get_name", comm, [&] {
+    weft::mpi::require_initialized("MPI_Comm_get_name");
+    const MPI_ABI_Comm& c = comm_of(comm);
+    require_pointer(comm_name, "comm_name");
+    require_pointer(resultlen, "resultlen");
+    std::memcpy(comm_name, c.given_name.c_str(), c.given_name.size() + 1);
+    *resultlen = static_cast<int>(c.given_name.size());
+  });
+}
+WEFT_MPI_ALIAS(Comm_get_name)
+
+int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag) {
+  return mpi_call("MPI_Comm_get_attr", comm, [&] {
+    weft::mpi::require_initialized("MPI_Comm_get_attr");
+    comm_of(comm);
+    require_pointer(attribute_val, "attribute_val");
+    require_pointer(flag, "flag");
+    PredefinedAttributes& values = attributes();
+    int* value = nullptr;
+    switch (comm_keyval) {
+      case MPI_TAG_UB:
+        value = &values.tag_ub;
+        break;
+      case MPI_HOST:
+        value = &values.host;
+        break;
+      case MPI_IO:
+        value = &values.io;
+        break;
+      case MPI_WTIME_IS_GLOBAL:
+        value = &values.wtime_is_global;
+        break;
+      case MPI_UNIVERSE_SIZE:
+        value = &values.universe_size;
+        break;
+      case MPI_APPNUM:
+        break;  // set only for MPMD jobs, which weftrun does not start
+      default:
+        // Without MPI_Comm_create_keyval no other key can exist.
+        throw MpiError(MPI_ERR_KEYVAL, "keyval " + std::to_string(comm_keyval) +
+                                           " is not a predefined attribute key");
+    }
+    *flag = value != nullptr ? 1 : 0;
+    if (value != nullptr) *static_cast<int**>(attribute_val) = value;
+  });
+}
+WEFT_MPI_ALIAS(Comm_get_attr)
+
+int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
+  return mpi_call("MPI_Comm_test_inter", comm, [&] {
+    weft::mpi::require_initialized("MPI_Comm_test_inter");
+    comm_of(comm);
+    require_pointer(flag, "flag");
+    *flag = 0;
+  });
+}
+WEFT_MPI_ALIAS(Comm_test_inter)
+
+}  // extern "C"
