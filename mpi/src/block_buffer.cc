@@ -104,6 +104,24 @@ BlockBuffer BlockBuffer::make(const void* buf, const std::vector<Block>& blocks,
   return result;
 }
 
+std::optional<weft::Tensor> BlockBuffer::in_place(const void* buf, int count, MPI_Datatype datatype,
+                                                  const char* what) {
+  if (count < 0) {
+    throw MpiError(MPI_ERR_COUNT,
+                   std::string(what) + " count " + std::to_string(count) + " is negative");
+  }
+  if (is_derived(datatype)) {
+    BufferLayout layout = layout_of(buf, count, datatype, what);
+    if (!layout.contiguous) return std::nullopt;
+    return weft::Tensor(layout.start, layout.bytes, weft::DType::kUInt8);
+  }
+  uint64_t bytes = static_cast<uint64_t>(count) * type_info(datatype).extent;
+  if (buf == nullptr && bytes > 0) {
+    throw MpiError(MPI_ERR_BUFFER, std::string(what) + " buffer is NULL");
+  }
+  return weft::Tensor(const_cast<void*>(buf), bytes, weft::DType::kUInt8);
+}
+
 BlockBuffer BlockBuffer::single(const void* buf, int count, MPI_Datatype datatype,
                                 const char* what) {
   if (count < 0) {

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace weft::mpi {
@@ -30,6 +31,12 @@ class BlockBuffer {
   static BlockBuffer varying(const void* buf, const int counts[], const int displs[], int blocks,
                              MPI_Datatype datatype, const char* counts_name,
                              const char* displs_name);
+
+  // The bytes of `count` elements at `buf` when they are one range of the program's
+  // memory, which needs no BlockBuffer (nor its allocations); nullopt otherwise. Checks
+  // the arguments as single() does.
+  static std::optional<weft::Tensor> in_place(const void* buf, int count, MPI_Datatype datatype,
+                                              const char* what);
 
   // The bytes the core moves: the program's memory, or the staging buffer.
   const weft::Tensor& tensor() const { return tensor_; }

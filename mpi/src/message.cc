@@ -4,14 +4,25 @@
 
 namespace weft::mpi {
 
+Message Message::over(const void* buf, int count, MPI_Datatype datatype, const char* what) {
+  Message m;
+  if (std::optional<weft::Tensor> bytes = BlockBuffer::in_place(buf, count, datatype, what)) {
+    m.tensor_ = *bytes;
+  } else {
+    m.staged_ = BlockBuffer::single(buf, count, datatype, what);
+    m.tensor_ = m.staged_->tensor();
+  }
+  return m;
+}
+
 Message Message::outgoing(const void* buf, int count, MPI_Datatype datatype, const char* what) {
-  Message m(BlockBuffer::single(buf, count, datatype, what));
+  Message m = over(buf, count, datatype, what);
   m.pack();
   return m;
 }
 
 Message Message::incoming(void* buf, int count, MPI_Datatype datatype, const char* what) {
-  return Message(BlockBuffer::single(buf, count, datatype, what));
+  return over(buf, count, datatype, what);
 }
 
 weft::Request exchange(const MPI_ABI_Comm& comm, const weft::Tensor& out, int dest, int sendtag,

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "mpi/src/block_buffer.h"
@@ -23,19 +24,23 @@ class Message {
   static Message outgoing(const void* buf, int count, MPI_Datatype datatype, const char* what);
   static Message incoming(void* buf, int count, MPI_Datatype datatype, const char* what);
 
-  const weft::Tensor& tensor() const { return buffer_.tensor(); }
+  const weft::Tensor& tensor() const { return tensor_; }
   // Packs the program's data again (a persistent send's each start); nothing unstaged.
-  void pack() const { buffer_.pack(); }
-  // Moves `received` bytes from the staging buffer into place; nothing when unstaged.
-  void unpack(uint64_t received) const { buffer_.unpack(0, received); }
-  // What must live as long as the operation: the copy or the staging buffer (or null).
-  std::shared_ptr<void> keep_alive() const {
-    return buffer_.staged() ? buffer_.keep_alive() : nullptr;
+  void pack() const {
+    if (staged_) staged_->pack();
   }
+  // Moves `received` bytes from the staging buffer into place; nothing when unstaged.
+  void unpack(uint64_t received) const {
+    if (staged_) staged_->unpack(0, received);
+  }
+  // What must live as long as the operation: the copy or the staging buffer (or null).
+  std::shared_ptr<void> keep_alive() const { return staged_ ? staged_->keep_alive() : nullptr; }
 
  private:
-  explicit Message(BlockBuffer buffer) : buffer_(std::move(buffer)) {}
-  BlockBuffer buffer_;
+  // Most messages are one byte range of the program's memory: they cost no allocation.
+  static Message over(const void* buf, int count, MPI_Datatype datatype, const char* what);
+  weft::Tensor tensor_;
+  std::optional<BlockBuffer> staged_;
 };
 
 // MPI_Sendrecv's core: posts the receive of `in` from `source` (unless MPI_PROC_NULL),
