@@ -26,9 +26,13 @@ uint64_t signature(const CollectiveSpec& spec) {
     h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
     return h * 0xff51afd7ed558ccdull;
   };
+  // A rooted reduce leaves the operation out: only the root combines here, with its
+  // own, as MPI implementations do, and MPI programs in the field (OSU's statistics)
+  // pass different operations on the root and the other ranks.
+  uint64_t op = spec.kind == CollectiveKind::kReduce ? 0 : static_cast<uint64_t>(spec.op);
   uint64_t h =
-      mix(0, static_cast<uint64_t>(spec.kind) | static_cast<uint64_t>(spec.op) << 8 |
-                 static_cast<uint64_t>(spec.dtype) << 16 | static_cast<uint64_t>(spec.size) << 32);
+      mix(0, static_cast<uint64_t>(spec.kind) | op << 8 | static_cast<uint64_t>(spec.dtype) << 16 |
+                 static_cast<uint64_t>(spec.size) << 32);
   h = mix(h, static_cast<uint64_t>(spec.root));
   h = mix(h, spec.count);
   for (const Block& b : spec.blocks) h = mix(h, b.count);

@@ -29,7 +29,11 @@
 // integer dtypes only (InvalidArgument otherwise). kMin and kMax propagate NaN. kAvg
 // is the sum divided by n at the end (integers: truncating division). float16 and
 // bfloat16 are combined in float32 and rounded back to their own format after each
-// pairwise step. Every rank ends with bitwise-identical all_reduce results.
+// pairwise step. Every rank ends with bitwise-identical all_reduce results. Every rank
+// should pass the same op; where they differ, all_reduce on shared memory raises
+// DesyncError, while reduce is not checked: its shared-memory algorithm applies the
+// root's op, its tree algorithms each rank's own over its subtree (MPI implementations
+// behave alike there, and MPI programs in use depend on it).
 #pragma once
 
 #include <cstdint>

@@ -177,6 +177,24 @@ TEST(Arena, DifferentCountsAreADesyncErrorOnBothRanks) {
       options));
 }
 
+TEST(Arena, AReduceCombinesWithTheRootsOperationWhateverTheOthersPass) {
+  expect_all_succeeded(run_ranks(3, [](int rank) {
+    init_process_group();
+    ASSERT_TRUE(world_has_arena());
+    // The pattern of OSU's statistics: the root asks for the max, then the min; the
+    // others pass min, then max. Each answer is the root's operation over all ranks.
+    std::vector<double> value{10.0 + rank};
+    for (ReduceOp root_op : {ReduceOp::kMax, ReduceOp::kMin}) {
+      ReduceOp op =
+          rank == 0 ? root_op : (root_op == ReduceOp::kMax ? ReduceOp::kMin : ReduceOp::kMax);
+      std::vector<double> out{-1.0};
+      reduce(view(value), view(out), 0, op);
+      if (rank == 0) EXPECT_EQ(out[0], root_op == ReduceOp::kMax ? 12.0 : 10.0);
+    }
+    destroy_process_group();
+  }));
+}
+
 TEST(Arena, AKilledPeerIsAPeerErrorNamingIt) {
   auto ranks = run_ranks(3, [](int rank) {
     init_process_group();
