@@ -437,6 +437,17 @@ WEFT_MPI_FN(int, Cancel, (MPI_Request * request))
 WEFT_MPI_FN(int, Test_cancelled, (const MPI_Status* status, int* flag))
 WEFT_MPI_FN(int, Request_get_status, (MPI_Request request, int* flag, MPI_Status* status))
 
+/* One-sided windows: their life cycle only (no RMA communication; docs/MPI.md) */
+WEFT_MPI_FN(int, Win_create,
+            (void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win))
+WEFT_MPI_FN(int, Win_allocate,
+            (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
+             MPI_Win* win))
+WEFT_MPI_FN(int, Win_create_dynamic, (MPI_Info info, MPI_Comm comm, MPI_Win* win))
+WEFT_MPI_FN(int, Win_attach, (MPI_Win win, void* base, MPI_Aint size))
+WEFT_MPI_FN(int, Win_detach, (MPI_Win win, const void* base))
+WEFT_MPI_FN(int, Win_free, (MPI_Win * win))
+
 /* Collectives */
 WEFT_MPI_FN(int, Barrier, (MPI_Comm comm))
 WEFT_MPI_FN(int, Bcast, (void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm))
