@@ -48,7 +48,7 @@ std::string describe(const CollectiveCall& call, const Algorithm* algorithm) {
 void run_in_arena(const Algorithm& algorithm, const CollectiveSpec& spec,
                   const CollectiveCall& call, SharedArena& arena, Engine& engine, Timeout timeout) {
   arena.throw_if_broken();
-  SharedArena::Call round_state{&engine, arena::signature(spec), timeout};
+  SharedArena::Call round_state{&engine, arena::signature(spec), timeout, std::nullopt};
   Buffers buffers{static_cast<std::byte*>(call.input.data()),
                   static_cast<std::byte*>(call.output.data()), nullptr};
   try {

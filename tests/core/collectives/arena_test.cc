@@ -189,7 +189,9 @@ TEST(Arena, AReduceCombinesWithTheRootsOperationWhateverTheOthersPass) {
           rank == 0 ? root_op : (root_op == ReduceOp::kMax ? ReduceOp::kMin : ReduceOp::kMax);
       std::vector<double> out{-1.0};
       reduce(view(value), view(out), 0, op);
-      if (rank == 0) EXPECT_EQ(out[0], root_op == ReduceOp::kMax ? 12.0 : 10.0);
+      if (rank == 0) {
+        EXPECT_EQ(out[0], root_op == ReduceOp::kMax ? 12.0 : 10.0);
+      }
     }
     destroy_process_group();
   }));
