@@ -2,6 +2,7 @@
 #include "core/p2p/engine.h"
 
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -26,11 +27,19 @@ Engine::Engine(int world_rank, std::vector<PeerInfo> peers, EngineOptions option
   epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
   if (epoll_fd_ < 0)
     throw Error(ErrorCode::kInternal, std::string("epoll_create1: ") + std::strerror(errno));
+  waiter_bell_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.ptr = nullptr;  // no peer: the waiter bell
+  if (waiter_bell_ < 0 || epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, waiter_bell_, &ev) != 0) {
+    throw Error(ErrorCode::kInternal, std::string("eventfd: ") + std::strerror(errno));
+  }
 }
 
 Engine::~Engine() {
   shutdown(std::chrono::milliseconds(0));
   if (epoll_fd_ >= 0) ::close(epoll_fd_);
+  if (waiter_bell_ >= 0) ::close(waiter_bell_);
 }
 
 void Engine::add_link(std::unique_ptr<transport::Link> link) {
@@ -121,6 +130,13 @@ void Engine::complete(const RequestPtr& request, std::exception_ptr error) {
   WEFT_LOG(TRACE) << "completed " << keep->describe() << ", " << keep->bytes << " B"
                   << (error ? " (failed)" : "");
   keep->done.store(true, std::memory_order_release);
+  // Blocked waiters look again (sleep_as_waiter).
+  ++completions_;
+  if (followers_ > 0) followers_cv_.notify_all();
+  if (waiter_in_epoll_ && !bell_rung_) {
+    uint64_t one = 1;
+    bell_rung_ = ::write(waiter_bell_, &one, sizeof one) == static_cast<ssize_t>(sizeof one);
+  }
 }
 
 Engine::RequestPtr Engine::isend(GroupPtr group, const Tensor& tensor, int dst, int tag,

@@ -223,6 +223,13 @@ class Engine final : public transport::LinkHandler {
   // preparation and wake-up) and returns what epoll_wait returned, or -1 at once when a
   // busy-polled link has work already.
   int sleep_in_epoll(epoll_event* events, int max_events, int timeout_ms);
+  // A blocked waiter's sleep, at most `timeout_ms`, once its spin is over; with mutex_
+  // held by `lock`. One waiter at a time sleeps in epoll, and complete() rings
+  // waiter_bell_ to wake it; the others wait on followers_cv_, which complete() and the
+  // epoll sleeper's return notify. Returns at once if a request completed since the
+  // caller read completions_ as `seen_completions`. True: a link may have work.
+  bool sleep_as_waiter(std::unique_lock<std::mutex>& lock, int timeout_ms,
+                       uint64_t seen_completions);
   void progress_loop();
   void watch_output(Peer& peer);
 
@@ -257,6 +264,16 @@ class Engine final : public transport::LinkHandler {
   }
   bool shut_down_ = false;
   int epoll_fd_ = -1;
+  // Waking blocked waiters (sleep_as_waiter). A waiter asleep in epoll is not woken by
+  // its link when another thread's progress has taken the message for it, so
+  // complete() rings this eventfd (in the epoll set) while a waiter sleeps there.
+  // All with mutex_ held.
+  int waiter_bell_ = -1;
+  bool bell_rung_ = false;
+  bool waiter_in_epoll_ = false;
+  int followers_ = 0;
+  std::condition_variable followers_cv_;
+  uint64_t completions_ = 0;
   std::thread progress_thread_;
 };
 

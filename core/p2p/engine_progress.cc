@@ -1,6 +1,7 @@
 // Engine, progress: polling links for waiting callers and for the progress thread.
 #include <sched.h>
 #include <sys/epoll.h>
+#include <unistd.h>
 
 #include <optional>
 
@@ -42,6 +43,7 @@ void Engine::poll_links(bool check_fds) {
   epoll_event events[kMaxEvents];
   int n = epoll_wait(epoll_fd_, events, kMaxEvents, 0);
   for (int i = 0; i < n; ++i) {
+    if (events[i].data.ptr == nullptr) continue;  // the waiter bell: its sleeper clears it
     Peer& p = *static_cast<Peer*>(events[i].data.ptr);
     if (!p.link || !p.failure.empty()) continue;
     p.link->service_fd();
@@ -98,6 +100,39 @@ int Engine::sleep_in_epoll(epoll_event* events, int max_events, int timeout_ms) 
   return n;
 }
 
+bool Engine::sleep_as_waiter(std::unique_lock<std::mutex>& lock, int timeout_ms,
+                             uint64_t seen_completions) {
+  auto completed = [&] { return completions_ != seen_completions; };
+  if (completed()) return false;
+  if (waiter_in_epoll_) {
+    ++followers_;
+    followers_cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms),
+                           [&] { return completed() || !waiter_in_epoll_; });
+    --followers_;
+    return false;
+  }
+  if (!prepare_busy_links_to_sleep()) {
+    wake_busy_links();
+    return true;
+  }
+  waiter_in_epoll_ = true;
+  lock.unlock();
+  epoll_event event;
+  int n = epoll_wait(epoll_fd_, &event, 1, timeout_ms);
+  lock.lock();
+  waiter_in_epoll_ = false;
+  wake_busy_links();
+  if (bell_rung_) {
+    uint64_t rings;
+    if (::read(waiter_bell_, &rings, sizeof rings) < 0) {
+      // EAGAIN: nothing to clear after all.
+    }
+    bell_rung_ = false;
+  }
+  if (followers_ > 0) followers_cv_.notify_all();  // one of them sleeps in epoll next
+  return n != 0;
+}
+
 bool Engine::test(RequestState& request) {
   if (request.done.load(std::memory_order_acquire)) return true;
   std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
@@ -130,10 +165,12 @@ void Engine::poll_until(Timeout timeout, Step step, Expire expire) {
   std::optional<Deadline> deadline;
   Deadline::Clock::time_point spin_until;
   bool spinning = true;
+  uint64_t seen_completions = 0;
   for (unsigned iteration = 0;; ++iteration) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (step(iteration)) return;
+      seen_completions = completions_;
     }
     if (!deadline) {
       deadline = Deadline::after(timeout);
@@ -152,10 +189,9 @@ void Engine::poll_until(Timeout timeout, Step step, Expire expire) {
       continue;
     }
     spinning = false;
-    epoll_event event;
-    if (sleep_in_epoll(&event, 1, deadline->poll_ms(kSleepSliceMs)) != 0) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (sleep_as_waiter(lock, deadline->poll_ms(kSleepSliceMs), seen_completions)) {
       // Reads the doorbell (so that the next sleep can begin), or the work that came.
-      std::lock_guard<std::mutex> lock(mutex_);
       poll_links();
     }
   }
