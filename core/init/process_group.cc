@@ -62,8 +62,12 @@ core::EngineOptions engine_options(const std::vector<core::PeerRecord>& records,
   for (const auto& r : records) local += r.host.shares_network_with(records[rank].host) ? 1 : 0;
   unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   o.oversubscribed = local > static_cast<int>(cores);
+  o.local_ranks = local;
+  o.cores = static_cast<int>(cores);
   o.spin = std::chrono::microseconds(
       env::get_int("WEFT_SPIN_US", o.oversubscribed ? 5 : 1000, 0, 10'000'000));
+  // A spin the user chose applies however crowded the host is.
+  if (env::get("WEFT_SPIN_US")) o.crowded_spin = o.spin;
   return o;
 }
 

@@ -48,6 +48,13 @@ struct EngineOptions {
   uint64_t eager_window = 4 << 20;     // eager credit per receiver
   std::chrono::microseconds spin{50};  // busy-polling before sleeping
   bool oversubscribed = false;         // more local ranks than cores: yield while spinning
+  // When this process's blocked threads, times the ranks on this host, outnumber its
+  // cores (threads of an MPI_THREAD_MULTIPLE program), each spins this long and
+  // yields, as oversubscribed ranks do: long spins would starve the thread that is to
+  // send the awaited message.
+  int local_ranks = 1;
+  int cores = 1;
+  std::chrono::microseconds crowded_spin{5};
 };
 
 class Engine final : public transport::LinkHandler {

@@ -165,6 +165,7 @@ void Engine::poll_until(Timeout timeout, Step step, Expire expire) {
   std::optional<Deadline> deadline;
   Deadline::Clock::time_point spin_until;
   bool spinning = true;
+  bool crowded = false;
   uint64_t seen_completions = 0;
   for (unsigned iteration = 0;; ++iteration) {
     {
@@ -174,7 +175,11 @@ void Engine::poll_until(Timeout timeout, Step step, Expire expire) {
     }
     if (!deadline) {
       deadline = Deadline::after(timeout);
-      spin_until = deadline->when() - timeout + options_.spin;  // one clock read, not two
+      crowded = options_.oversubscribed ||
+                blocking_waiters_.load() * options_.local_ranks > options_.cores;
+      // One clock read, not two.
+      spin_until = deadline->when() - timeout +
+                   (crowded && !options_.oversubscribed ? options_.crowded_spin : options_.spin);
       continue;  // neither expired nor done spinning yet
     }
     if (spinning && iteration % kPollsPerClockRead != 0) continue;
@@ -184,8 +189,8 @@ void Engine::poll_until(Timeout timeout, Step step, Expire expire) {
       if (expire()) return;
     }
     if (spinning && now < spin_until) {
-      // Ranks outnumber cores: let the peer we wait for run.
-      if (options_.oversubscribed) sched_yield();
+      // Ranks (or waiting threads) outnumber cores: let the one we wait for run.
+      if (crowded) sched_yield();
       continue;
     }
     spinning = false;
