@@ -2,7 +2,6 @@
 
 #include <string>
 
-#include "mpi/src/derived_types.h"
 #include "mpi/src/errors.h"
 
 namespace weft::mpi {

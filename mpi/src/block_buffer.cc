@@ -37,6 +37,13 @@ uint64_t product(uint64_t a, uint64_t b, const char* what) {
   return p;
 }
 
+void check_count(int count, const char* what) {
+  if (count < 0) {
+    throw MpiError(MPI_ERR_COUNT,
+                   std::string(what) + " count " + std::to_string(count) + " is negative");
+  }
+}
+
 }  // namespace
 
 BlockBuffer BlockBuffer::make(const void* buf, const std::vector<Block>& blocks,
@@ -63,17 +70,11 @@ BlockBuffer BlockBuffer::make(const void* buf, const std::vector<Block>& blocks,
     result.tensor_ = weft::Tensor(base, span, weft::DType::kUInt8);
     return result;
   }
-  // layout_of checks the handle, its commit, and the count; a contiguous single block is
-  // the program's memory as it is.
-  // (Counts come from ints, so block 0's fits one.)
+  // layout_of checks the handle, its commit, and the count (counts come from ints, so
+  // block 0's fits one).
   int first_count = n == 0 ? 0 : static_cast<int>(blocks[0].count);
   BufferLayout layout = layout_of(buf, first_count, datatype, what);
   const Typemap& t = *layout.typemap;
-  if (n == 1 && layout.contiguous && blocks[0].displacement == 0) {
-    s->counts[0] = layout.bytes;
-    result.tensor_ = weft::Tensor(layout.start, layout.bytes, weft::DType::kUInt8);
-    return result;
-  }
   if (t.size == 0 || t.dense()) {
     // Every element is `extent` bytes of data: the blocks are byte ranges in place.
     int64_t first = t.segments.empty() ? 0 : t.segments[0].offset;
@@ -106,10 +107,7 @@ BlockBuffer BlockBuffer::make(const void* buf, const std::vector<Block>& blocks,
 
 std::optional<weft::Tensor> BlockBuffer::in_place(const void* buf, int count, MPI_Datatype datatype,
                                                   const char* what) {
-  if (count < 0) {
-    throw MpiError(MPI_ERR_COUNT,
-                   std::string(what) + " count " + std::to_string(count) + " is negative");
-  }
+  check_count(count, what);
   if (is_derived(datatype)) {
     BufferLayout layout = layout_of(buf, count, datatype, what);
     if (!layout.contiguous) return std::nullopt;
@@ -124,19 +122,22 @@ std::optional<weft::Tensor> BlockBuffer::in_place(const void* buf, int count, MP
 
 BlockBuffer BlockBuffer::single(const void* buf, int count, MPI_Datatype datatype,
                                 const char* what) {
-  if (count < 0) {
-    throw MpiError(MPI_ERR_COUNT,
-                   std::string(what) + " count " + std::to_string(count) + " is negative");
+  // A block that is one byte range of the program's memory moves as it is (in_place
+  // checks the count and the buffer).
+  if (std::optional<weft::Tensor> bytes = in_place(buf, count, datatype, what)) {
+    BlockBuffer result;
+    result.state_ = std::make_shared<State>();
+    result.state_->counts = {bytes->bytes()};
+    result.state_->offsets = {0};
+    result.tensor_ = *bytes;
+    return result;
   }
   return make(buf, {Block{0, static_cast<uint64_t>(count)}}, datatype, what);
 }
 
 BlockBuffer BlockBuffer::uniform(const void* buf, int count, int blocks, MPI_Datatype datatype,
                                  const char* what) {
-  if (count < 0) {
-    throw MpiError(MPI_ERR_COUNT,
-                   std::string(what) + " count " + std::to_string(count) + " is negative");
-  }
+  check_count(count, what);
   std::vector<Block> list(static_cast<size_t>(blocks));
   for (int r = 0; r < blocks; ++r) {
     list[static_cast<size_t>(r)] = Block{static_cast<uint64_t>(r) * static_cast<uint64_t>(count),

@@ -17,6 +17,15 @@ weft::Tensor send_from(Started& started, const BlockBuffer& buffer) {
   return buffer.tensor();
 }
 
+weft::Tensor contribution(Started& started, const void* sendbuf, int sendcount,
+                          MPI_Datatype sendtype, const BlockBuffer& blocks, int me) {
+  if (sendbuf != MPI_IN_PLACE) {
+    return send_from(started, BlockBuffer::single(sendbuf, sendcount, sendtype, "send"));
+  }
+  blocks.pack(me);
+  return blocks.block(me);
+}
+
 void check_same_bytes(const weft::Tensor& send, const weft::Tensor& recv) {
   if (send.bytes() != recv.bytes()) {
     throw MpiError(MPI_ERR_TRUNCATE, "the send block has " + std::to_string(send.bytes()) +

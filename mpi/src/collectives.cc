@@ -23,6 +23,7 @@ using weft::mpi::as_request;
 using weft::mpi::BlockBuffer;
 using weft::mpi::check_same_bytes;
 using weft::mpi::communicator;
+using weft::mpi::contribution;
 using weft::mpi::mpi_call;
 using weft::mpi::MpiError;
 using weft::mpi::receive_into;
@@ -132,13 +133,8 @@ Started start_gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
   } else {
     BlockBuffer blocks = BlockBuffer::uniform(recvbuf, recvcount, n, recvtype, "receive");
     all = blocks.tensor();
-    // In place, the root's block is already where it belongs.
-    if (sendbuf == MPI_IN_PLACE) {
-      blocks.pack(me);
-      in = blocks.block(me);
-    } else {
-      in = send_from(started, BlockBuffer::single(sendbuf, sendcount, sendtype, "send"));
-    }
+    // In place, this rank's block is already where it belongs.
+    in = contribution(started, sendbuf, sendcount, sendtype, blocks, me);
     check_same_bytes(in, blocks.block(me));
     receive_into(started, blocks);
   }
@@ -177,13 +173,7 @@ Started start_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
   int n = c.group.size(), me = c.group.rank();
   Started started;
   BlockBuffer blocks = BlockBuffer::uniform(recvbuf, recvcount, n, recvtype, "receive");
-  weft::Tensor in;
-  if (sendbuf == MPI_IN_PLACE) {
-    blocks.pack(me);
-    in = blocks.block(me);
-  } else {
-    in = send_from(started, BlockBuffer::single(sendbuf, sendcount, sendtype, "send"));
-  }
+  weft::Tensor in = contribution(started, sendbuf, sendcount, sendtype, blocks, me);
   check_same_bytes(in, blocks.block(me));
   receive_into(started, blocks);
   weft::Tensor all = blocks.tensor();

@@ -19,6 +19,7 @@ using weft::Counts;
 using weft::mpi::as_request;
 using weft::mpi::BlockBuffer;
 using weft::mpi::communicator;
+using weft::mpi::contribution;
 using weft::mpi::mpi_call;
 using weft::mpi::MpiError;
 using weft::mpi::receive_into;
@@ -48,12 +49,7 @@ Started start_gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
     all = blocks.tensor();
     counts = blocks.counts();
     offsets = blocks.offsets();
-    if (sendbuf == MPI_IN_PLACE) {
-      blocks.pack(me);
-      in = blocks.block(me);
-    } else {
-      in = send_from(started, BlockBuffer::single(sendbuf, sendcount, sendtype, "send"));
-    }
+    in = contribution(started, sendbuf, sendcount, sendtype, blocks, me);
     receive_into(started, blocks);
   }
   started.request = run_collective(
@@ -96,13 +92,7 @@ Started start_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendty
   Started started;
   BlockBuffer blocks = BlockBuffer::varying(recvbuf, recvcounts, displs, c.group.size(), recvtype,
                                             "recvcounts", "displs");
-  weft::Tensor in;
-  if (sendbuf == MPI_IN_PLACE) {
-    blocks.pack(me);
-    in = blocks.block(me);
-  } else {
-    in = send_from(started, BlockBuffer::single(sendbuf, sendcount, sendtype, "send"));
-  }
+  weft::Tensor in = contribution(started, sendbuf, sendcount, sendtype, blocks, me);
   receive_into(started, blocks);
   weft::Tensor all = blocks.tensor();
   Counts counts = blocks.counts(), offsets = blocks.offsets();

@@ -1,14 +1,12 @@
 // One-sided windows, their life cycle only: MPI_Win_create, MPI_Win_allocate,
-// MPI_Win_create_dynamic, MPI_Win_attach, MPI_Win_detach and MPI_Win_free. Each is
-// collective (or local) exactly as the standard says, and every member learns every
-// other's base, size and displacement unit. The communication calls (MPI_Put, MPI_Get,
-// MPI_Accumulate, the synchronisation calls) are not implemented, so neither mpi.h nor
-// the library has them: a build that probes for them (OSU's configure looks for
-// MPI_Accumulate) leaves its one-sided parts out, while the programs whose shared
-// set-up code creates windows still build and run.
+// MPI_Win_create_dynamic, MPI_Win_attach, MPI_Win_detach and MPI_Win_free, each
+// collective (or local) as the standard says. The communication calls (MPI_Put,
+// MPI_Get, MPI_Accumulate and their synchronisation) are outside weft's MPI, and
+// neither mpi.h nor the library has them: a build that probes for them (OSU's configure
+// looks for MPI_Accumulate) leaves its one-sided parts out, while the programs whose
+// shared set-up code creates windows still build and run.
 #include <cstdlib>
 #include <optional>
-#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -32,8 +30,6 @@ struct MPI_ABI_Win {
   int disp_unit = 1;
   bool allocated = false;  // MPI_Win_allocate's memory, freed with the window
   bool dynamic = false;
-  // Every member's (base, size, disp_unit), by rank.
-  std::vector<int64_t> members;
   // A dynamic window's attached regions: (base, size).
   std::vector<std::pair<void*, MPI_Aint>> attached;
 };
@@ -55,8 +51,7 @@ void check_info(MPI_Info info) {
   }
 }
 
-// The collective part of every creation: the window's own communicator, and every
-// member's memory description.
+// The collective part of every creation: the window's own communicator.
 MPI_Win make_window(void* base, MPI_Aint size, int disp_unit, MPI_Comm comm, bool allocated,
                     bool dynamic) {
   const MPI_ABI_Comm& parent = comm_of(comm);
@@ -68,9 +63,6 @@ MPI_Win make_window(void* base, MPI_Aint size, int disp_unit, MPI_Comm comm, boo
   w->disp_unit = disp_unit;
   w->allocated = allocated;
   w->dynamic = dynamic;
-  int64_t mine[3] = {static_cast<int64_t>(reinterpret_cast<uintptr_t>(base)), size, disp_unit};
-  w->members.resize(3 * static_cast<size_t>(group->size()));
-  weft::all_gather(weft::view(std::span<int64_t>(mine, 3)), weft::view(w->members), *group);
   return w;
 }
 
