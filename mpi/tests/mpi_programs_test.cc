@@ -30,8 +30,9 @@ const std::vector<std::string> kStandardPrograms = {
     "vcollectives", "persistent", "datatypes",   "ddt_p2p",      "ddt_collectives",
     "attributes",   "windows"};
 
-// What weft accepts beyond the standard (and Open MPI refuses).
-const std::vector<std::string> kExtensionPrograms = {"ddt_reduce_ext"};
+// What weft accepts beyond the standard (which Open MPI refuses), and errors weft
+// detects where the standard leaves detection open (which Open MPI lets pass).
+const std::vector<std::string> kExtensionPrograms = {"ddt_reduce_ext", "errors_ext"};
 
 std::vector<std::string> every_program() {
   std::vector<std::string> all = kStandardPrograms;
