@@ -6,6 +6,20 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 tools/install_deps.sh || exit 1
 
+# With the CUDA toolkit present: the build with --config=cuda (nvcc, the static
+# cudart) and its GPU tests, which skip without a GPU, saying why. Run first, so that
+# the summary below reads the default build's test reports.
+cuda_checks=()
+if [ -x /usr/local/cuda/bin/nvcc ]; then
+  cuda_status=0
+  bazel build --config=cuda //... && bazel test --config=cuda \
+    //tests/cuda/runtime:all //tests/cuda:gpu_collectives_test //tests/cuda:no_device_test ||
+    cuda_status=1
+  cuda_checks=("bazel build --config=cuda //... and its GPU tests=$cuda_status")
+else
+  echo "No CUDA toolkit at /usr/local/cuda: the --config=cuda build is not checked here."
+fi
+
 bazel test --keep_going //... "$@"
 bazel_status=$?
 
@@ -27,7 +41,7 @@ fi
 slurm_status=0
 tests/slurm/run_slurm_test.sh bazel-bin/tests/rendezvous/launched_program || slurm_status=1
 
-tools/summarize_tests.sh "clang-format check=$format_status" \
+tools/summarize_tests.sh "clang-format check=$format_status" "${cuda_checks[@]}" \
   "no weft segment left in /dev/shm=$leftover_status" \
   "srun -n 4 under a real one-node Slurm (tests/slurm/run_slurm_test.sh)=$slurm_status"
 summary_status=$?

@@ -1,5 +1,6 @@
 #include "core/api/argument_checks.h"
 
+#include "core/api/device_layer.h"
 #include "core/init/context.h"
 #include "core/reduce/reduce_kernels.h"
 #include "weft/error.h"
@@ -20,8 +21,13 @@ void Checker::fail(const std::string& what) const {
 
 void Checker::tensor(const Tensor& t, const char* name) const {
   if (static_cast<int>(t.dtype()) >= kNumDTypes) fail(std::string(name) + "'s dtype is invalid");
-  if (t.device().type != DeviceType::kCpu) {
-    fail(std::string(name) + " is on a CUDA device, and this build of weft moves host memory only");
+  if (on_device(t)) [[unlikely]] {
+    DeviceLayer* layer = find_device_layer();
+    std::string why = layer ? layer->check_tensor(t)
+                            : "but this program links no device layer (link //:weft, not //core)";
+    if (!why.empty()) fail(std::string(name) + " is on " + device_name(t.device()) + ", " + why);
+  } else if (t.device().type != DeviceType::kCpu) {
+    fail(std::string(name) + "'s device type is invalid");
   }
   if (t.data() == nullptr && t.count() > 0) {
     fail(std::string(name) + " has " + std::to_string(t.count()) + " elements but no data pointer");

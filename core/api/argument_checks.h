@@ -26,7 +26,8 @@ class Checker {
   int size() const { return group_->size(); }
 
   [[noreturn]] void fail(const std::string& what) const;
-  // A usable tensor: valid dtype, host memory, data unless empty.
+  // A usable tensor: valid dtype, host memory or device memory the device layer can
+  // use, data unless empty.
   void tensor(const Tensor& t, const char* name) const;
   void root(int root) const;
   // A point-to-point peer rank `name` ("dst", "src") and tag; receiving calls

@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "core/api/device_layer.h"
 #include "core/base/log.h"
 #include "core/collectives/algorithm_table.h"
 #include "core/collectives/arena/shared_arena.h"
@@ -60,9 +61,45 @@ void run_in_arena(const Algorithm& algorithm, const CollectiveSpec& spec,
   finish_average(spec, buffers);
 }
 
-// Runs the call on `engine`, its scratch from `scratch`: used by both forms, so it
+// Runs a host call on `engine`, its scratch from `scratch`: used by both forms, so it
 // takes what it needs explicitly rather than from the context (an asynchronous call
-// may run while destroy_process_group is taking the context down).
+// may run while destroy_process_group is taking the context down). `turn` is the
+// call's turn in the group's arena, released early when the algorithm does not use
+// the arena; null when there is no arena or the turn belongs to an enclosing call.
+void execute_host_call(const CollectiveCall& call, int tag, Timeout timeout, Engine& engine,
+                       ScratchPool& scratch, ScheduleCache& schedules,
+                       std::optional<SharedArena::Turn>* turn, const Algorithm*& algorithm) {
+  // An empty call meets the other ranks as a barrier (see moves_nothing_anywhere).
+  CollectiveSpec barrier_spec;
+  const bool empty = call.spec.size > 1 && moves_nothing_anywhere(call.spec);
+  if (empty) {
+    barrier_spec.kind = CollectiveKind::kBarrier;
+    barrier_spec.size = call.spec.size;
+    barrier_spec.rank = call.spec.rank;
+    barrier_spec.shared_arena = call.spec.shared_arena;
+  }
+  const CollectiveSpec& spec = empty ? barrier_spec : call.spec;
+  algorithm = &select_algorithm(spec);
+  if (log::enabled(log::Level::kInfo)) [[unlikely]] {
+    WEFT_LOG(INFO) << describe(call, nullptr) << ": algorithm " << algorithm->name
+                   << (empty ? " (no elements anywhere: the ranks only meet)" : "");
+  }
+  if (algorithm->run_in_arena != nullptr) {
+    run_in_arena(*algorithm, spec, call, *call.group->arena, engine, timeout);
+    return;
+  }
+  if (turn != nullptr && *turn) (*turn)->release();  // the arena is free for the next one
+  std::shared_ptr<const sched::Schedule> schedule = schedules.get(*algorithm, spec);
+  ScratchPool::Lease lease = scratch.acquire(schedule->scratch_count * spec.element_bytes());
+  Buffers buffers{static_cast<std::byte*>(call.input.data()),
+                  static_cast<std::byte*>(call.output.data()), lease.data()};
+  execute(*schedule, spec, buffers, engine, call.group->collectives, tag, timeout);
+  finish_average(spec, buffers);
+}
+
+// Runs the call, taking its turn in the group's arena first. A call with device
+// tensors goes to the device layer, whose host steps all run within that one turn and
+// under the call's tag.
 void execute_call(const CollectiveCall& call, int tag, Timeout timeout, Engine& engine,
                   ScratchPool& scratch, ScheduleCache& schedules) {
   const Algorithm* algorithm = nullptr;
@@ -72,32 +109,15 @@ void execute_call(const CollectiveCall& call, int tag, Timeout timeout, Engine& 
     if (arena != nullptr) {
       turn.emplace(*arena, static_cast<uint32_t>(tag), timeout);
     }
-    // An empty call meets the other ranks as a barrier (see moves_nothing_anywhere).
-    CollectiveSpec barrier_spec;
-    const bool empty = call.spec.size > 1 && moves_nothing_anywhere(call.spec);
-    if (empty) {
-      barrier_spec.kind = CollectiveKind::kBarrier;
-      barrier_spec.size = call.spec.size;
-      barrier_spec.rank = call.spec.rank;
-      barrier_spec.shared_arena = call.spec.shared_arena;
-    }
-    const CollectiveSpec& spec = empty ? barrier_spec : call.spec;
-    algorithm = &select_algorithm(spec);
-    if (log::enabled(log::Level::kInfo)) [[unlikely]] {
-      WEFT_LOG(INFO) << describe(call, nullptr) << ": algorithm " << algorithm->name
-                     << (empty ? " (no elements anywhere: the ranks only meet)" : "");
-    }
-    if (algorithm->run_in_arena != nullptr) {
-      run_in_arena(*algorithm, spec, call, *arena, engine, timeout);
+    if (call.on_device) {
+      HostCollectiveRunner host = [&](const CollectiveCall& step) {
+        const Algorithm* step_algorithm = nullptr;
+        execute_host_call(step, tag, timeout, engine, scratch, schedules, nullptr, step_algorithm);
+      };
+      device_layer().run(call, host);
       return;
     }
-    if (turn) turn->release();  // the arena is free for the next collective
-    std::shared_ptr<const sched::Schedule> schedule = schedules.get(*algorithm, spec);
-    ScratchPool::Lease lease = scratch.acquire(schedule->scratch_count * spec.element_bytes());
-    Buffers buffers{static_cast<std::byte*>(call.input.data()),
-                    static_cast<std::byte*>(call.output.data()), lease.data()};
-    execute(*schedule, spec, buffers, engine, call.group->collectives, tag, timeout);
-    finish_average(spec, buffers);
+    execute_host_call(call, tag, timeout, engine, scratch, schedules, &turn, algorithm);
   } catch (...) {
     rethrow_in_context(describe(call, algorithm));
   }
@@ -123,14 +143,51 @@ CollectiveCall make_call(const Checker& checker, const char* op, CollectiveKind 
   return call;
 }
 
+// Hands a call with a device tensor to the device layer, which notes when its inputs
+// are ready before anything runs.
+void prepare_device(CollectiveCall& call) {
+  call.on_device = on_device(call.input) || on_device(call.output);
+  if (call.on_device) [[unlikely]]
+    device_layer().prepare(call);
+}
+
+CollectiveCall make_step(const CollectiveCall& outer, CollectiveKind kind, DType dtype) {
+  CollectiveCall call;
+  call.op = outer.op;
+  call.group = outer.group;
+  call.spec.kind = kind;
+  call.spec.dtype = dtype;
+  call.spec.size = outer.spec.size;
+  call.spec.rank = outer.spec.rank;
+  call.spec.segment = segment_elements(dtype);
+  call.spec.shared_arena = outer.spec.shared_arena;
+  return call;
+}
+
+bool group_shares_memory(const detail::GroupState& group) {
+  if (group.arena != nullptr) return true;
+  const Context& c = context("group_shares_memory");
+  for (int world : group.world_ranks) {
+    if (world != c.rank && !c.shares_memory[world]) return false;
+  }
+  return true;
+}
+
 void run_blocking(const CollectiveCall& call, Timeout timeout) {
   Context& c = context(call.op);
   Timeout t = timeout.count() >= 0 ? timeout : call.group->timeout;
+  if (on_device(call.input) || on_device(call.output)) [[unlikely]] {
+    CollectiveCall device_call = call;
+    prepare_device(device_call);
+    execute_call(device_call, take_tag(*call.group), t, *c.engine, c.scratch, c.schedules);
+    return;
+  }
   execute_call(call, take_tag(*call.group), t, *c.engine, c.scratch, c.schedules);
 }
 
 Request run_async(CollectiveCall call) {
   Context& c = context(call.op);
+  prepare_device(call);
   int tag = take_tag(*call.group);
   auto request = std::make_shared<CollectiveRequest>(call.group, describe(call, nullptr));
   Engine* engine = c.engine.get();

@@ -1,6 +1,7 @@
 #include "weft/p2p.h"
 
 #include "core/api/argument_checks.h"
+#include "core/api/device_layer.h"
 #include "core/init/context.h"
 #include "core/p2p/engine.h"
 #include "weft/error.h"
@@ -34,6 +35,32 @@ void finish(const std::shared_ptr<detail::RequestState>& r, Timeout timeout) {
   }
 }
 
+core::Engine& engine_of(const char* op) { return *core::context(op).engine; }
+
+// Device tensors' asynchronous forms: the request keeps the host copy until it is
+// dropped, and a receive's request copies the message to the device before it reports
+// completion (Request::wait, is_completed).
+Request staged_isend(const GroupPtr& g, const Tensor& tensor, int dst, int tag, bool synchronous) {
+  core::DeviceLayer::StagedMessage staged = core::device_layer().stage_send(tensor);
+  auto r = engine_of(synchronous ? "issend" : "isend")
+               .isend(g, staged.host, dst, tag, true, synchronous);
+  r->staging = std::move(staged.keep);
+  return Request(r);
+}
+
+Request staged_irecv(const GroupPtr& g, const Tensor& tensor, int src, int tag) {
+  core::DeviceLayer& layer = core::device_layer();
+  auto staged = std::make_shared<core::DeviceLayer::StagedMessage>(layer.stage_receive(tensor));
+  auto r = engine_of("irecv").irecv(g, staged->host, src, tag, true);
+  // The state owns this function, so it refers to the state by a plain pointer.
+  detail::RequestState* state = r.get();
+  r->finish_on_device = [&layer, tensor, staged, state] {
+    layer.deliver(tensor, *staged, state->bytes);
+  };
+  r->staging = staged;
+  return Request(r);
+}
+
 // A probe's checks: a receive's, less the tensor.
 const GroupPtr& validate_probe(const char* op, int src, int tag, const Group& group) {
   core::Checker check(op, group);
@@ -46,6 +73,11 @@ const GroupPtr& validate_probe(const char* op, int src, int tag, const Group& gr
 
 void send(const Tensor& tensor, int dst, int tag, const Group& group, Timeout timeout) {
   const GroupPtr& g = validate("send", tensor, dst, false, tag, group, "dst");
+  if (core::on_device(tensor)) [[unlikely]] {
+    // The staged copy lives until the call returns, after which weft never reads it.
+    core::DeviceLayer::StagedMessage staged = core::device_layer().stage_send(tensor);
+    return finish(engine_of("send").isend(g, staged.host, dst, tag, false), timeout);
+  }
   core::Engine& engine = *core::context("send").engine;
   if (engine.send_eagerly_now(*g, tensor, dst, tag)) return;
   finish(engine.isend(g, tensor, dst, tag, false), timeout);
@@ -53,6 +85,14 @@ void send(const Tensor& tensor, int dst, int tag, const Group& group, Timeout ti
 
 int recv(const Tensor& tensor, int src, int tag, const Group& group, Timeout timeout) {
   const GroupPtr& g = validate("recv", tensor, src, true, tag, group, "src");
+  if (core::on_device(tensor)) [[unlikely]] {
+    core::DeviceLayer& layer = core::device_layer();
+    core::DeviceLayer::StagedMessage staged = layer.stage_receive(tensor);
+    auto r = engine_of("recv").irecv(g, staged.host, src, tag, false);
+    finish(r, timeout);
+    layer.deliver(tensor, staged, r->bytes);
+    return r->peer;
+  }
   auto r = core::context("recv").engine->irecv(g, tensor, src, tag, false);
   finish(r, timeout);
   return r->peer;
@@ -60,16 +100,22 @@ int recv(const Tensor& tensor, int src, int tag, const Group& group, Timeout tim
 
 Request isend(const Tensor& tensor, int dst, int tag, const Group& group) {
   const GroupPtr& g = validate("isend", tensor, dst, false, tag, group, "dst");
+  if (core::on_device(tensor)) [[unlikely]]
+    return staged_isend(g, tensor, dst, tag, false);
   return Request(core::context("isend").engine->isend(g, tensor, dst, tag, true));
 }
 
 Request issend(const Tensor& tensor, int dst, int tag, const Group& group) {
   const GroupPtr& g = validate("issend", tensor, dst, false, tag, group, "dst");
+  if (core::on_device(tensor)) [[unlikely]]
+    return staged_isend(g, tensor, dst, tag, true);
   return Request(core::context("issend").engine->isend(g, tensor, dst, tag, true, true));
 }
 
 Request irecv(const Tensor& tensor, int src, int tag, const Group& group) {
   const GroupPtr& g = validate("irecv", tensor, src, true, tag, group, "src");
+  if (core::on_device(tensor)) [[unlikely]]
+    return staged_irecv(g, tensor, src, tag);
   return Request(core::context("irecv").engine->irecv(g, tensor, src, tag, true));
 }
 

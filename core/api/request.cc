@@ -14,15 +14,26 @@ const detail::RequestState& checked(const std::shared_ptr<detail::RequestState>&
   return *state;
 }
 
+// A device receive's copy to the device, once the message is in host memory.
+void finish_on_device(detail::RequestState& state) {
+  if (!state.finish_on_device || state.error) return;
+  try {
+    std::call_once(state.finished_on_device, state.finish_on_device);
+  } catch (...) {
+    state.error = std::current_exception();
+  }
+}
+
 }  // namespace
 
 bool Request::is_completed() const {
   checked(state_, "is_completed");
   // A completed request never touches its engine, which may be gone by now.
-  if (state_->done.load(std::memory_order_acquire)) return true;
+  bool done = state_->done.load(std::memory_order_acquire);
   // A collective makes progress in the background thread.
-  if (state_->kind == detail::OpKind::kCollective) return false;
-  return state_->engine->test(*state_);
+  if (!done && state_->kind != detail::OpKind::kCollective) done = state_->engine->test(*state_);
+  if (done) finish_on_device(*state_);
+  return done;
 }
 
 void Request::wait(Timeout timeout) const {
@@ -35,6 +46,7 @@ void Request::wait(Timeout timeout) const {
       state_->engine->wait(*state_, t);
     }
   }
+  finish_on_device(*state_);
   if (state_->error) std::rethrow_exception(state_->error);
 }
 

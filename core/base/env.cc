@@ -42,6 +42,12 @@ const std::vector<Variable>& weft_variables() {
       {"WEFT_LAUNCHER_STORE", "0",
        "1: the launcher hosts the rendezvous store at MASTER_ADDR:MASTER_PORT (set by "
        "weftrun)"},
+      {"WEFT_CUDA_IPC", "1",
+       "0: device collectives between processes of one host are staged through host memory "
+       "instead of using CUDA IPC"},
+      {"WEFT_CUDA_IPC_CACHE", "256", "peer device allocations kept open for CUDA IPC"},
+      {"WEFT_CUDA_STAGING_CHUNK", "4M",
+       "chunk size of device collectives staged through host memory"},
   };
   return variables;
 }

@@ -6,7 +6,9 @@
 #include <atomic>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "core/p2p/group_state.h"
@@ -72,6 +74,14 @@ class RequestState {
 
   std::atomic<bool> done{false};
   std::exception_ptr error;  // set before done when the operation failed
+
+  // A device receive staged through host memory: copies the message to the device.
+  // Request::wait and is_completed run it once, after the engine has completed the
+  // request without error and before they report it complete; `staging` keeps the
+  // host buffer (of a send or a receive) alive until the request is dropped.
+  std::function<void()> finish_on_device;
+  std::once_flag finished_on_device;
+  std::shared_ptr<void> staging;
 
   // While the operation is pending the engine keeps it alive through `self` (the caller
   // may drop its handle) and links it into its list of pending operations.

@@ -260,7 +260,7 @@ TEST(Failures, InvalidArgumentsNameTheOperationRankAndArgument) {
           weft::send(weft::Tensor(v.data(), 4, weft::DType::kFloat32, {weft::DeviceType::kCuda, 0}),
                      0);
         },
-        "CUDA device");
+        "the tensor is on cuda:0, but");
     weft::destroy_process_group();
   }));
 }

@@ -72,7 +72,7 @@ TEST(WeftBench, CollectiveTablesHaveNoWrongResults) {
       EXPECT_NE(result.out.find("#wrong"), std::string::npos) << result.out;
       std::string doc = read_file(json);
       std::regex row(
-          R"re(\{"bytes": (\d+), "count": (\d+), "type": "(\w+)", "redop": "(\w+)", "root": (-?\d+), "oop_us": ([0-9.]+), "ip_us": ([0-9.]+), "oop_algbw": [0-9.]+, "oop_busbw": [0-9.]+, "ip_algbw": [0-9.]+, "ip_busbw": [0-9.]+, "oop_wrong": (\d+), "ip_wrong": (\d+)\})re");
+          R"re(\{"bytes": (\d+), "count": (\d+), "type": "(\w+)", "redop": "(\w+)", "root": (-?\d+), "oop_us": ([0-9.]+), "ip_us": ([0-9.]+), "oop_algbw": [0-9.]+, "oop_busbw": [0-9.]+, "ip_algbw": [0-9.]+, "ip_busbw": [0-9.]+, "oop_wrong": (\d+), "ip_wrong": (\d+), "bound_us": [0-9.]+, "nccl_us": [0-9.]+\})re");
       int rows = 0;
       for (std::sregex_iterator it(doc.begin(), doc.end(), row), end; it != end; ++it, ++rows) {
         EXPECT_EQ((*it)[8], "0") << collective << " " << (*it)[3] << " " << (*it)[4];

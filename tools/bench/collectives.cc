@@ -1,12 +1,20 @@
 #include "tools/bench/collectives.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <optional>
+#include <span>
 
 #include "core/reduce/reduce_kernels.h"
+#include "cuda/device_runtime.h"
+#include "tools/bench/device_buffers.h"
+#include "tools/bench/nccl_baseline.h"
 #include "tools/bench/typed_values.h"
+#include "weft/cuda.h"
 
 namespace weft::bench {
 namespace {
@@ -29,22 +37,57 @@ struct Collective {
   Shape shape;
   bool reduces, rooted;
   double (*busbw_factor)(int n);
+  // The least device memory traffic (bytes read plus bytes written), in units of the
+  // size, when the n ranks' buffers are all on one device: every input must be read
+  // and every output written at least once.
+  double (*traffic)(int n);
 };
 
 double ring_factor(int n) { return 2.0 * (n - 1) / n; }
 double spread_factor(int n) { return static_cast<double>(n - 1) / n; }
 double one(int) { return 1.0; }
+double read_all_write_all(int n) { return 2.0 * n; }  // all_reduce, all_to_all
+double read_all_write_one(int n) { return n + 1.0; }  // reduce, all_gather, reduce_scatter
+double read_one_write_all(int n) { return n; }        // broadcast: read once, n - 1 writes
+double read_one_write_one(int) { return 2.0; }        // gather, scatter
 
 const Collective kCollectives[] = {
-    {"all_reduce", Which::kAllReduce, Shape::kVector, true, false, ring_factor},
-    {"broadcast", Which::kBroadcast, Shape::kVector, false, true, one},
-    {"reduce", Which::kReduce, Shape::kVector, true, true, one},
-    {"all_gather", Which::kAllGather, Shape::kGathered, false, false, spread_factor},
-    {"gather", Which::kGather, Shape::kGathered, false, true, spread_factor},
-    {"scatter", Which::kScatter, Shape::kScattered, false, true, spread_factor},
-    {"reduce_scatter", Which::kReduceScatter, Shape::kScattered, true, false, spread_factor},
-    {"all_to_all", Which::kAllToAll, Shape::kScattered, false, false, spread_factor},
+    {"all_reduce", Which::kAllReduce, Shape::kVector, true, false, ring_factor, read_all_write_all},
+    {"broadcast", Which::kBroadcast, Shape::kVector, false, true, one, read_one_write_all},
+    {"reduce", Which::kReduce, Shape::kVector, true, true, one, read_all_write_one},
+    {"all_gather", Which::kAllGather, Shape::kGathered, false, false, spread_factor,
+     read_all_write_one},
+    {"gather", Which::kGather, Shape::kGathered, false, true, spread_factor, read_one_write_one},
+    {"scatter", Which::kScatter, Shape::kScattered, false, true, spread_factor, read_one_write_one},
+    {"reduce_scatter", Which::kReduceScatter, Shape::kScattered, true, false, spread_factor,
+     read_all_write_one},
+    {"all_to_all", Which::kAllToAll, Shape::kScattered, false, false, spread_factor,
+     read_all_write_all},
 };
+
+// -d cuda: the device this rank uses and the bound its memory bandwidth sets.
+struct DeviceYardstick {
+  int device = 0;
+  double bandwidth = 0;  // bytes read plus written per second, device to device
+  bool shared = false;   // every rank on one host sees this one device alone
+};
+
+// Measured on every rank (each on its own device); `shared` is agreed by all.
+DeviceYardstick measure_yardstick(uint64_t max_bytes) {
+  DeviceYardstick y;
+  y.device = bench_device();
+  y.bandwidth = device_copy_bandwidth(y.device, std::clamp<uint64_t>(max_bytes, 64 << 20, 1 << 30));
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  uint64_t mine[2] = {std::hash<std::string>{}(host), static_cast<uint64_t>(cuda::device_count())};
+  std::vector<uint64_t> all(2 * get_world_size());
+  all_gather(view(std::span(mine)), view(all));
+  y.shared = true;
+  for (int r = 0; r < get_world_size(); ++r) {
+    if (all[2 * r] != mine[0] || all[2 * r + 1] != 1) y.shared = false;
+  }
+  return y;
+}
 
 const Collective& find(const std::string& name) {
   for (const Collective& c : kCollectives) {
@@ -53,8 +96,21 @@ const Collective& find(const std::string& name) {
   throw InvalidArgument("weft-bench: unknown collective " + name);
 }
 
-// One call of the collective on `big` (the larger buffer) and `small` (the per-rank
-// one; as large as `big` for all_to_all); in place uses big's own slice.
+// The two buffers of a call: `big` (the larger one) and `small` (the per-rank one; as
+// large as `big` for all_to_all), in host memory or, with -d cuda, their device twins.
+struct Operands {
+  Buffer& big_host;
+  Buffer& small_host;
+  const DeviceTwin* big_device = nullptr;
+  const DeviceTwin* small_device = nullptr;
+
+  Tensor big(uint64_t offset = 0, uint64_t count = ~uint64_t{0}) const {
+    return big_device ? big_device->tensor(offset, count) : big_host.tensor(offset, count);
+  }
+  Tensor small() const { return small_device ? small_device->tensor() : small_host.tensor(); }
+};
+
+// One call of the collective; in place uses big's own slice.
 struct Call {
   const Collective& c;
   int root;
@@ -63,32 +119,33 @@ struct Call {
 
   int rank;
 
-  void operator()(Buffer& big, Buffer& small, bool in_place) const {
-    Tensor slice = big.tensor(rank * part, part);
+  void operator()(const Operands& b, bool in_place) const {
+    Tensor big = b.big(), small = b.small();
+    Tensor slice = b.big(rank * part, part);
     switch (c.which) {
       case Which::kAllReduce:
-        in_place ? all_reduce(big.tensor(), op) : all_reduce(small.tensor(), big.tensor(), op);
+        in_place ? all_reduce(big, op) : all_reduce(small, big, op);
         return;
       case Which::kBroadcast:
-        broadcast(in_place ? big.tensor() : small.tensor(), root);
+        broadcast(in_place ? big : small, root);
         return;
       case Which::kReduce:
-        in_place ? reduce(big.tensor(), root, op) : reduce(small.tensor(), big.tensor(), root, op);
+        in_place ? reduce(big, root, op) : reduce(small, big, root, op);
         return;
       case Which::kAllGather:
-        all_gather(in_place ? slice : small.tensor(), big.tensor());
+        all_gather(in_place ? slice : small, big);
         return;
       case Which::kGather:
-        gather(in_place && rank == root ? slice : small.tensor(), big.tensor(), root);
+        gather(in_place && rank == root ? slice : small, big, root);
         return;
       case Which::kScatter:
-        scatter(big.tensor(), in_place && rank == root ? slice : small.tensor(), root);
+        scatter(big, in_place && rank == root ? slice : small, root);
         return;
       case Which::kReduceScatter:
-        reduce_scatter(big.tensor(), in_place ? slice : small.tensor(), op);
+        reduce_scatter(big, in_place ? slice : small, op);
         return;
       case Which::kAllToAll:
-        all_to_all(big.tensor(), in_place ? big.tensor() : small.tensor());
+        all_to_all(big, in_place ? big : small);
         return;
     }
   }
@@ -97,7 +154,9 @@ struct Call {
 double datum(int q, uint64_t i) { return static_cast<double>((q * 13 + i) % 100); }
 
 // Fills the buffers for a checked call and counts the wrong elements after it.
-uint64_t checked_call(const Call& call, Buffer& big, Buffer& small, bool in_place) {
+uint64_t checked_call(const Call& call, const Operands& operands, bool in_place) {
+  Buffer& big = operands.big_host;
+  Buffer& small = operands.small_host;
   const int n = get_world_size(), r = get_rank();
   const DType d = big.dtype;
   const uint64_t part = call.part;
@@ -120,7 +179,15 @@ uint64_t checked_call(const Call& call, Buffer& big, Buffer& small, bool in_plac
   } else {  // scatter, all_to_all
     for (uint64_t i = 0; i < total; ++i) big.set(i, datum(r, i));
   }
-  call(big, small, in_place);
+  if (operands.big_device) {
+    const_cast<DeviceTwin*>(operands.big_device)->upload(big);
+    const_cast<DeviceTwin*>(operands.small_device)->upload(small);
+  }
+  call(operands, in_place);
+  if (operands.big_device) {
+    const_cast<DeviceTwin*>(operands.big_device)->download(big);
+    const_cast<DeviceTwin*>(operands.small_device)->download(small);
+  }
   // Results.
   uint64_t wrong = 0;
   auto expect = [&](const Buffer& b, uint64_t at, double want) {
@@ -149,12 +216,12 @@ uint64_t checked_call(const Call& call, Buffer& big, Buffer& small, bool in_plac
 }
 
 // Microseconds per call, the slowest rank's.
-double time_calls(const Call& call, Buffer& big, Buffer& small, bool in_place, int warmup,
+double time_calls(const Call& call, const Operands& operands, bool in_place, int warmup,
                   int iterations) {
-  for (int i = 0; i < warmup; ++i) call(big, small, in_place);
+  for (int i = 0; i < warmup; ++i) call(operands, in_place);
   barrier();
   auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < iterations; ++i) call(big, small, in_place);
+  for (int i = 0; i < iterations; ++i) call(operands, in_place);
   double us =
       std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() /
       iterations;
@@ -180,13 +247,46 @@ std::vector<CollectiveRow> run_collective_benchmark(const CollectiveOptions& opt
                           std::to_string(n) + ")");
   }
   std::vector<CollectiveRow> rows;
+  std::optional<DeviceYardstick> yardstick;
+  if (options.on_device) yardstick = measure_yardstick(options.max_bytes);
+  const bool bounded = yardstick && yardstick->shared;
+  std::unique_ptr<NcclBaseline> nccl;
+  std::string no_nccl;
+  if (options.compare_nccl) {
+    if (!yardstick) throw InvalidArgument("--compare nccl needs device buffers (-d cuda)");
+    nccl = NcclBaseline::connect(yardstick->device, no_nccl);
+  }
   if (rank == 0) {
     std::printf("# weft-bench %s: %d ranks, %d iterations after %d warm-up, check %s\n", c.name, n,
                 options.iterations, options.warmup, options.check ? "on" : "off");
     std::printf("# busbw = algbw x %.4f\n", c.busbw_factor(n));
-    std::printf("%12s %12s %9s %6s %5s  %10s %8s %8s %6s  %10s %8s %8s %6s\n", "size", "count",
+    if (yardstick) {
+      std::printf(
+          "# device buffers on cuda:%d (%s); device memory bandwidth %.1f GB/s (read + "
+          "write, device-to-device copy, best of 5)\n",
+          yardstick->device, cuda::device_runtime().describe().c_str(), yardstick->bandwidth / 1e9);
+      if (bounded) {
+        std::printf(
+            "# bound us = %.0f x size / bandwidth: the least device memory traffic of "
+            "%s when all %d ranks share this one device; x bound = oop us / bound us\n",
+            c.traffic(n), c.name, n);
+      } else {
+        std::printf("# no bound column: the ranks do not all share one device\n");
+      }
+    }
+    if (options.compare_nccl) {
+      if (nccl) {
+        std::printf(
+            "# nccl us: NCCL's out-of-place call in the same run, each call waited for; "
+            "weft/nccl = oop us / nccl us\n");
+      } else {
+        std::printf("# NCCL not compared: %s\n", no_nccl.c_str());
+      }
+    }
+    std::printf("%12s %12s %9s %6s %5s  %10s %8s %8s %6s  %10s %8s %8s %6s%s%s\n", "size", "count",
                 "type", "redop", "root", "oop us", "algbw", "busbw", "#wrong", "ip us", "algbw",
-                "busbw", "#wrong");
+                "busbw", "#wrong", bounded ? "   bound us  x bound" : "",
+                nccl ? "    nccl us weft/nccl" : "");
   }
   for (DType d : options.dtypes) {
     for (ReduceOp op : c.reduces ? options.ops : std::vector<ReduceOp>{ReduceOp::kSum}) {
@@ -198,6 +298,13 @@ std::vector<CollectiveRow> run_collective_benchmark(const CollectiveOptions& opt
         if (c.shape != Shape::kVector) total = total / n * n;  // whole parts per rank
         const uint64_t part = c.shape == Shape::kVector ? total : total / n;
         Buffer big(d, total), small(d, c.which == Which::kAllToAll ? total : part);
+        std::optional<DeviceTwin> big_device, small_device;
+        if (yardstick) {
+          big_device.emplace(big, yardstick->device);
+          small_device.emplace(small, yardstick->device);
+        }
+        const Operands operands{big, small, big_device ? &*big_device : nullptr,
+                                small_device ? &*small_device : nullptr};
         Call call{c, c.rooted ? options.root : -1, op, part, rank};
         CollectiveRow row{total * esize,
                           total,
@@ -211,10 +318,12 @@ std::vector<CollectiveRow> run_collective_benchmark(const CollectiveOptions& opt
                           0,
                           0,
                           0,
+                          0,
+                          0,
                           0};
         for (bool in_place : {false, true}) {
-          double us = time_calls(call, big, small, in_place, options.warmup, options.iterations);
-          uint64_t wrong = options.check ? checked_call(call, big, small, in_place) : 0;
+          double us = time_calls(call, operands, in_place, options.warmup, options.iterations);
+          uint64_t wrong = options.check ? checked_call(call, operands, in_place) : 0;
           std::vector<uint64_t> all_wrong{wrong};
           all_reduce(view(all_wrong));
           double algbw = row.bytes / us / 1e3;  // GB/s
@@ -223,14 +332,32 @@ std::vector<CollectiveRow> run_collective_benchmark(const CollectiveOptions& opt
           (in_place ? row.ip_busbw : row.oop_busbw) = algbw * c.busbw_factor(n);
           (in_place ? row.ip_wrong : row.oop_wrong) = all_wrong[0];
         }
+        if (bounded) row.bound_us = c.traffic(n) * row.bytes / yardstick->bandwidth * 1e6;
+        if (nccl) {
+          row.nccl_us = nccl->time(c.name, operands.big(), operands.small(), call.root, op,
+                                   options.warmup, options.iterations)
+                            .value_or(0);
+        }
         if (rank == 0) {
+          char bound[96] = "";
+          int at = 0;
+          if (bounded) {
+            at = std::snprintf(bound, sizeof bound, " %10.2f %8.3f", row.bound_us,
+                               row.oop_us / row.bound_us);
+          }
+          if (nccl && row.nccl_us > 0) {
+            std::snprintf(bound + at, sizeof bound - at, " %10.2f %8.3f", row.nccl_us,
+                          row.oop_us / row.nccl_us);
+          } else if (nccl) {
+            std::snprintf(bound + at, sizeof bound - at, " %10s %8s", "-", "-");
+          }
           std::printf(
-              "%12llu %12llu %9s %6s %5d  %10.2f %8.3f %8.3f %6llu  %10.2f %8.3f %8.3f %6llu\n",
+              "%12llu %12llu %9s %6s %5d  %10.2f %8.3f %8.3f %6llu  %10.2f %8.3f %8.3f %6llu%s\n",
               static_cast<unsigned long long>(row.bytes),
               static_cast<unsigned long long>(row.count), dtype_name(d), row.redop, row.root,
               row.oop_us, row.oop_algbw, row.oop_busbw,
               static_cast<unsigned long long>(row.oop_wrong), row.ip_us, row.ip_algbw, row.ip_busbw,
-              static_cast<unsigned long long>(row.ip_wrong));
+              static_cast<unsigned long long>(row.ip_wrong), bound);
           std::fflush(stdout);
         }
         rows.push_back(row);
@@ -249,16 +376,17 @@ void write_collective_json(const std::string& path, const CollectiveOptions& opt
   for (size_t i = 0; i < rows.size(); ++i) {
     const CollectiveRow& r = rows[i];
     char line[768];
-    std::snprintf(line, sizeof line,
-                  "    {\"bytes\": %llu, \"count\": %llu, \"type\": \"%s\", \"redop\": \"%s\", "
-                  "\"root\": %d, \"oop_us\": %.3f, \"ip_us\": %.3f, \"oop_algbw\": %.4f, "
-                  "\"oop_busbw\": %.4f, \"ip_algbw\": %.4f, \"ip_busbw\": %.4f, "
-                  "\"oop_wrong\": %llu, \"ip_wrong\": %llu}%s\n",
-                  static_cast<unsigned long long>(r.bytes),
-                  static_cast<unsigned long long>(r.count), dtype_name(r.dtype), r.redop, r.root,
-                  r.oop_us, r.ip_us, r.oop_algbw, r.oop_busbw, r.ip_algbw, r.ip_busbw,
-                  static_cast<unsigned long long>(r.oop_wrong),
-                  static_cast<unsigned long long>(r.ip_wrong), i + 1 < rows.size() ? "," : "");
+    std::snprintf(
+        line, sizeof line,
+        "    {\"bytes\": %llu, \"count\": %llu, \"type\": \"%s\", \"redop\": \"%s\", "
+        "\"root\": %d, \"oop_us\": %.3f, \"ip_us\": %.3f, \"oop_algbw\": %.4f, "
+        "\"oop_busbw\": %.4f, \"ip_algbw\": %.4f, \"ip_busbw\": %.4f, "
+        "\"oop_wrong\": %llu, \"ip_wrong\": %llu, \"bound_us\": %.3f, \"nccl_us\": %.3f}%s\n",
+        static_cast<unsigned long long>(r.bytes), static_cast<unsigned long long>(r.count),
+        dtype_name(r.dtype), r.redop, r.root, r.oop_us, r.ip_us, r.oop_algbw, r.oop_busbw,
+        r.ip_algbw, r.ip_busbw, static_cast<unsigned long long>(r.oop_wrong),
+        static_cast<unsigned long long>(r.ip_wrong), r.bound_us, r.nccl_us,
+        i + 1 < rows.size() ? "," : "");
     out << line;
   }
   out << "  ]\n}\n";

@@ -29,6 +29,8 @@ struct CollectiveOptions {
   std::vector<ReduceOp> ops{ReduceOp::kSum};
   int root = 0;
   std::string json_path;
+  bool on_device = false;     // -d cuda: buffers in device memory (tools/bench/device_buffers.h)
+  bool compare_nccl = false;  // --compare nccl, with -d cuda (tools/bench/nccl_baseline.h)
 };
 
 struct CollectiveRow {
@@ -38,6 +40,11 @@ struct CollectiveRow {
   int root;           // -1 where the collective has none
   double oop_us, ip_us, oop_algbw, oop_busbw, ip_algbw, ip_busbw;
   uint64_t oop_wrong, ip_wrong;
+  // -d cuda with every rank on one device: the time the device's memory bandwidth
+  // allows at the least (see Collective::traffic in collectives.cc); 0 otherwise.
+  double bound_us;
+  // --compare nccl: NCCL's out-of-place time in the same run; 0 where not measured.
+  double nccl_us;
 };
 
 // True if `name` is a collective weft-bench can time.

@@ -5,7 +5,8 @@
 //                                    [--window N] [--json FILE]
 //   weftrun -n N weft-bench COLLECTIVE [-b BYTES] [-e BYTES] [-f FACTOR] [-n ITERS]
 //                                      [-w WARMUP] [-c 0|1] [-o OP|all] [-d TYPE|all]
-//                                      [-r ROOT] [--json FILE]
+//                                      [-d cuda|cpu] [--compare nccl] [-r ROOT]
+//                                      [--json FILE]
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -25,12 +26,15 @@ int usage(const char* why) {
                "usage: weftrun -n 2 weft-bench pingpong [--min-bytes N] [--max-bytes N] "
                "[--iters N] [--window N] [--json FILE]\n"
                "       weftrun -n N weft-bench COLLECTIVE [-b BYTES] [-e BYTES] [-f FACTOR] "
-               "[-n ITERS] [-w WARMUP] [-c 0|1] [-o OP|all] [-d TYPE|all] [-r ROOT] "
-               "[--json FILE]\n"
+               "[-n ITERS] [-w WARMUP] [-c 0|1] [-o OP|all] [-d TYPE|all] [-d cuda|cpu] "
+               "[--compare nccl] [-r ROOT] [--json FILE]\n"
                "  COLLECTIVE: all_reduce, broadcast, reduce, all_gather, gather, scatter, "
                "reduce_scatter, all_to_all\n"
                "  OP: sum, prod, min, max, avg, band, bor, bxor; TYPE: int8, uint8, int32, "
                "uint32, int64, uint64, half, bfloat16, float, double (or the dtype names)\n"
+               "  -d cuda: device buffers (one GPU per rank by LOCAL_RANK), with the bound the "
+               "device memory bandwidth sets; --compare nccl adds NCCL's times (libnccl.so.2, "
+               "loaded at run time; comparison only)\n"
                "  sizes accept K, M and G suffixes; --json writes the rows for tools\n");
   return 2;
 }
@@ -120,17 +124,28 @@ int run_collective(const std::string& collective, int argc, char** argv) {
       options.check = std::string(value) != "0";
     } else if (flag == "-o") {
       options.ops = parse_ops(value);
-    } else if (flag == "-d") {
-      options.dtypes = parse_dtypes(value);
+    } else if (flag == "-d" || flag == "--device") {
+      // -d names a dtype, as in nccl-tests, or the buffers' device: cuda or cpu.
+      if (std::string(value) == "cuda" || std::string(value) == "cpu") {
+        options.on_device = std::string(value) == "cuda";
+      } else if (flag == "-d") {
+        options.dtypes = parse_dtypes(value);
+      } else {
+        return usage("--device takes cuda or cpu");
+      }
     } else if (flag == "-r") {
       options.root = std::atoi(value);
     } else if (flag == "--json") {
       options.json_path = value;
+    } else if (flag == "--compare") {
+      if (std::string(value) != "nccl") return usage("--compare takes nccl");
+      options.compare_nccl = true;
     } else {
       return usage(("unknown option " + flag).c_str());
     }
   }
   if (options.min_bytes > options.max_bytes) return usage("-b exceeds -e");
+  if (options.compare_nccl && !options.on_device) return usage("--compare nccl needs -d cuda");
   weft::init_process_group();
   auto rows = weft::bench::run_collective_benchmark(options);
   if (weft::get_rank() == 0 && !options.json_path.empty()) {

@@ -1,5 +1,7 @@
 #include "tools/bench/typed_values.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 
 #include "core/reduce/reduce_kernels.h"
@@ -151,6 +153,23 @@ bool matches(DType d, ReduceOp op, double got, double want) {
                      : d == DType::kFloat32 ? 1e-6
                                             : 1e-12;
   return std::fabs(got - want) <= tolerance * std::fabs(want);
+}
+
+namespace {
+std::atomic<const BufferMemory*> g_buffer_memory{nullptr};
+}  // namespace
+
+void place_buffers(const BufferMemory* memory) { g_buffer_memory.store(memory); }
+
+Buffer::Buffer(DType dtype, uint64_t count) : dtype(dtype), size_(count * dtype_size(dtype) + 1) {
+  const BufferMemory* memory = g_buffer_memory.load();
+  if (memory == nullptr) {
+    data_.reset(new std::byte[size_](), std::default_delete<std::byte[]>());
+  } else {
+    device_ = memory->device;
+    data_.reset(memory->allocate(size_), memory->release);
+    std::fill_n(data_.get(), size_, std::byte{0});
+  }
 }
 
 }  // namespace weft::bench

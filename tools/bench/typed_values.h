@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "weft/collectives.h"
@@ -27,18 +28,33 @@ double reduced_value(DType dtype, ReduceOp op, int ranks, uint64_t i);
 // Whether `got` equals the reference `want` (within the kAvg tolerance above).
 bool matches(DType dtype, ReduceOp op, double got, double want);
 
-// A buffer of `count` elements of `dtype`.
+// Where Buffers live: host memory, unless a test places them in memory of its own that
+// it can still read and write directly (the fake device runtime's "device memory").
+struct BufferMemory {
+  std::byte* (*allocate)(uint64_t bytes) = nullptr;
+  void (*release)(std::byte* data) = nullptr;
+  Device device;
+};
+// The placement of Buffers created from now on; nullptr: host memory.
+void place_buffers(const BufferMemory* memory);
+
+// A buffer of `count` elements of `dtype` (and one spare byte, so that an empty one
+// still has an address).
 struct Buffer {
   DType dtype;
-  std::vector<std::byte> bytes;
-  Buffer(DType dtype, uint64_t count) : dtype(dtype), bytes(count * dtype_size(dtype) + 1) {}
+  Buffer(DType dtype, uint64_t count);
   Tensor tensor(uint64_t offset = 0, uint64_t count = ~uint64_t{0}) {
-    uint64_t total = (bytes.size() - 1) / dtype_size(dtype);
-    return Tensor(bytes.data() + offset * dtype_size(dtype),
-                  count == ~uint64_t{0} ? total - offset : count, dtype);
+    uint64_t total = (size_ - 1) / dtype_size(dtype);
+    return Tensor(data_.get() + offset * dtype_size(dtype),
+                  count == ~uint64_t{0} ? total - offset : count, dtype, device_);
   }
-  void set(uint64_t i, double v) { store(dtype, bytes.data(), i, v); }
-  double get(uint64_t i) const { return load(dtype, bytes.data(), i); }
+  void set(uint64_t i, double v) { store(dtype, data_.get(), i, v); }
+  double get(uint64_t i) const { return load(dtype, data_.get(), i); }
+
+ private:
+  uint64_t size_;
+  Device device_;
+  std::shared_ptr<std::byte> data_;
 };
 
 }  // namespace weft::bench

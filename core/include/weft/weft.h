@@ -2,8 +2,10 @@
 #pragma once
 
 #include "weft/collectives.h"
+#include "weft/cuda.h"
 #include "weft/error.h"
 #include "weft/group.h"
+#include "weft/multigpu.h"
 #include "weft/p2p.h"
 #include "weft/process_group.h"
 #include "weft/request.h"

@@ -1,0 +1,136 @@
+// The device layer weft links in: it registers itself with core at start-up and takes
+// every call with a device tensor (core/api/device_layer.h).
+#include <memory>
+
+#include "core/api/device_layer.h"
+#include "cuda/device_call.h"
+#include "cuda/device_runtime.h"
+#include "cuda/ipc_collectives.h"
+#include "cuda/staging.h"
+#include "weft/cuda.h"
+#include "weft/error.h"
+
+namespace weft::cuda {
+namespace {
+
+thread_local void* t_current_stream = nullptr;
+
+class CudaLayer : public core::DeviceLayer {
+ public:
+  std::string check_tensor(const Tensor& tensor) override {
+    DeviceRuntime& runtime = device_runtime();
+    int devices = 0;
+    try {
+      devices = runtime.device_count();
+    } catch (const Error& e) {
+      return std::string("but ") + e.what();
+    }
+    const int index = tensor.device().index;
+    if (index < 0 || index >= devices) {
+      return "but this process has " + std::to_string(devices) + " CUDA device" +
+             (devices == 1 ? "" : "s");
+    }
+    if (tensor.bytes() == 0) return "";
+    std::string why = runtime.check_pointer(tensor.data(), tensor.bytes(), index);
+    return why.empty() ? "" : "but its data pointer is not memory of that device: " + why;
+  }
+
+  void prepare(core::CollectiveCall& call) override {
+    auto state = std::make_shared<DeviceCallState>();
+    state->runtime = &device_runtime();
+    state->device = call_device(call);
+    state->ready = std::make_unique<ReadyEvent>(*state->runtime, state->device);
+    call.device_state = std::move(state);
+  }
+
+  void run(const core::CollectiveCall& call, const core::HostCollectiveRunner& host) override {
+    DeviceWorkspace& workspace = DeviceWorkspace::of(*state_of(call).runtime);
+    if (ipc_serves(call) && run_over_ipc(call, host, workspace)) return;
+    switch (call.spec.kind) {
+      case core::CollectiveKind::kBroadcast:
+      case core::CollectiveKind::kAllReduce:
+      case core::CollectiveKind::kReduce:
+        return run_pipelined(call, host, workspace, staging_chunk_bytes());
+      default:
+        return run_staged(call, host, workspace);
+    }
+  }
+
+  StagedMessage stage_send(const Tensor& tensor) override {
+    DeviceWorkspace& workspace = DeviceWorkspace::of(device_runtime());
+    auto lease = std::make_shared<DeviceWorkspace::PinnedLease>(workspace.pinned(tensor.bytes()));
+    const int device = tensor.device().index;
+    Stream stream = workspace.stream(device);
+    ReadyEvent ready(workspace.runtime(), device);
+    ready.order_before(stream);
+    workspace.runtime().copy(lease->data(), tensor.data(), tensor.bytes(), stream);
+    workspace.runtime().synchronize_stream(stream);
+    return StagedMessage{host_like(tensor, lease->data()), lease};
+  }
+
+  StagedMessage stage_receive(const Tensor& tensor) override {
+    DeviceWorkspace& workspace = DeviceWorkspace::of(device_runtime());
+    auto lease = std::make_shared<DeviceWorkspace::PinnedLease>(workspace.pinned(tensor.bytes()));
+    return StagedMessage{host_like(tensor, lease->data()), lease};
+  }
+
+  void deliver(const Tensor& tensor, const StagedMessage& staged, uint64_t bytes) override {
+    if (bytes == 0) return;
+    DeviceWorkspace& workspace = DeviceWorkspace::of(device_runtime());
+    const int device = tensor.device().index;
+    Stream stream = workspace.stream(device);
+    // The message lands after what the caller queued before it asked for it.
+    ReadyEvent ready(workspace.runtime(), device);
+    ready.order_before(stream);
+    workspace.runtime().copy(tensor.data(), staged.host.data(), bytes, stream);
+    workspace.runtime().synchronize_stream(stream);
+  }
+};
+
+CudaLayer g_layer;
+
+// libweft registers its device layer before main() runs.
+[[maybe_unused]] const bool g_registered = [] {
+  core::register_device_layer(&g_layer);
+  return true;
+}();
+
+}  // namespace
+
+int call_device(const core::CollectiveCall& call) {
+  return core::on_device(call.input) ? call.input.device().index : call.output.device().index;
+}
+
+ReadyEvent::ReadyEvent(DeviceRuntime& runtime, int device)
+    : runtime_(runtime), event_(runtime.create_event(device)) {
+  runtime_.record(event_, Stream{t_current_stream, device});
+}
+
+ReadyEvent::~ReadyEvent() {
+  try {
+    runtime_.destroy_event(event_);
+  } catch (...) {
+  }
+}
+
+int device_count() {
+  try {
+    return device_runtime().device_count();
+  } catch (const Error&) {
+    return 0;
+  }
+}
+
+std::string unavailable_reason() {
+  try {
+    const int devices = device_runtime().device_count();
+    return devices > 0 ? "" : "no CUDA device is present";
+  } catch (const Error& e) {
+    return e.what();
+  }
+}
+
+void set_current_stream(void* stream) { t_current_stream = stream; }
+void* current_stream() { return t_current_stream; }
+
+}  // namespace weft::cuda

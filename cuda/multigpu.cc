@@ -1,0 +1,263 @@
+// The multi-GPU collectives (weft/multigpu.h), composed of the device collectives on
+// each process's first tensor and of copies and reductions between its devices.
+#include "weft/multigpu.h"
+
+#include <set>
+#include <string>
+
+#include "core/api/argument_checks.h"
+#include "core/api/device_layer.h"
+#include "cuda/device_runtime.h"
+#include "cuda/device_workspace.h"
+#include "weft/cuda.h"
+#include "weft/error.h"
+
+namespace weft {
+namespace {
+
+using cuda::DeviceRuntime;
+using cuda::Stream;
+
+// Checks a list of per-GPU tensors: at least one, each on a different CUDA device,
+// all of the first one's count and dtype.
+void check_list(const core::Checker& check, std::span<const Tensor> tensors, const char* name) {
+  if (tensors.empty()) check.fail(std::string(name) + " is empty (pass one tensor per local GPU)");
+  std::set<int> devices;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const std::string what = std::string(name) + "[" + std::to_string(i) + "]";
+    const Tensor& t = tensors[i];
+    check.tensor(t, what.c_str());
+    if (!core::on_device(t)) check.fail(what + " is host memory; each must be on a CUDA device");
+    if (!devices.insert(t.device().index).second) {
+      check.fail(what + " is on " + core::device_name(t.device()) +
+                 ", as an earlier one is; each must be on a different device");
+    }
+    check.same_dtype(t, what.c_str(), tensors[0], (std::string(name) + "[0]").c_str());
+    check.count(t, what.c_str(), tensors[0].count(), "the count of the first tensor");
+  }
+}
+
+// Device memory for the length of a call.
+class DeviceScratch {
+ public:
+  DeviceScratch(DeviceRuntime& runtime, uint64_t bytes, int device)
+      : runtime_(runtime), device_(device), data_(runtime.allocate_device(bytes, device)) {}
+  ~DeviceScratch() {
+    try {
+      runtime_.free_device(data_, device_);
+    } catch (...) {
+    }
+  }
+  DeviceScratch(const DeviceScratch&) = delete;
+  DeviceScratch& operator=(const DeviceScratch&) = delete;
+  std::byte* data() const { return static_cast<std::byte*>(data_); }
+
+ private:
+  DeviceRuntime& runtime_;
+  int device_;
+  void* data_;
+};
+
+// The devices of one call's tensors and the layer's streams there.
+class LocalDevices {
+ public:
+  explicit LocalDevices(std::span<const Tensor> tensors)
+      : runtime_(cuda::device_runtime()), workspace_(cuda::DeviceWorkspace::of(runtime_)) {
+    // The caller's work on the tensors comes first: the current stream's on the first
+    // tensor's device, the default stream's on the others.
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      const int device = tensors[i].device().index;
+      cuda::Event ready = runtime_.create_event(device);
+      runtime_.record(ready, Stream{i == 0 ? cuda::current_stream() : nullptr, device});
+      runtime_.wait_event(stream(device), ready);
+      runtime_.destroy_event(ready);
+    }
+  }
+  DeviceRuntime& runtime() { return runtime_; }
+  Stream stream(int device) { return workspace_.stream(device); }
+  void copy(const Tensor& to, const void* from, int on_device) {
+    runtime_.copy(to.data(), from, to.bytes(), stream(on_device));
+  }
+  // Waits for what was queued on the devices of `tensors`.
+  void synchronize(std::span<const Tensor> tensors) {
+    for (const Tensor& t : tensors) runtime_.synchronize_stream(stream(t.device().index));
+  }
+
+ private:
+  DeviceRuntime& runtime_;
+  cuda::DeviceWorkspace& workspace_;
+};
+
+// into = into op tensors[1] op ... (list order), on the device of `into`, through a
+// scratch copy of each other tensor.
+void combine_locally(LocalDevices& local, std::span<const Tensor> tensors, const Tensor& into,
+                     ReduceOp op) {
+  if (tensors.size() < 2) return;
+  const int device = into.device().index;
+  for (const Tensor& t : tensors.subspan(1)) local.synchronize(std::span(&t, 1));
+  DeviceScratch scratch(local.runtime(), into.bytes(), device);
+  for (const Tensor& t : tensors.subspan(1)) {
+    local.runtime().copy(scratch.data(), t.data(), t.bytes(), local.stream(device));
+    const void* inputs[] = {into.data(), scratch.data()};
+    void* outputs[] = {into.data()};
+    cuda::ReduceTask task{op, into.dtype(), into.count(), inputs, outputs, 1};
+    local.runtime().reduce(task, local.stream(device));
+  }
+  local.runtime().synchronize_stream(local.stream(device));
+}
+
+// Copies tensors[0] into the others.
+void copy_to_the_others(LocalDevices& local, std::span<const Tensor> tensors) {
+  local.synchronize(tensors.first(1));
+  for (const Tensor& t : tensors.subspan(1)) local.copy(t, tensors[0].data(), t.device().index);
+  local.synchronize(tensors);
+}
+
+// The number of tensors in the group (kAvg's divisor).
+uint64_t tensors_in_group(std::span<const Tensor> tensors, const Group& group, Timeout timeout) {
+  uint64_t count = tensors.size();
+  all_reduce(view(std::span(&count, 1)), ReduceOp::kSum, group, timeout);
+  return count;
+}
+
+void divide_by(LocalDevices& local, const Tensor& t, uint64_t divisor) {
+  const void* inputs[] = {t.data()};
+  void* outputs[] = {t.data()};
+  cuda::ReduceTask task{ReduceOp::kAvg, t.dtype(), t.count(), inputs, outputs, divisor};
+  local.runtime().reduce(task, local.stream(t.device().index));
+  local.runtime().synchronize_stream(local.stream(t.device().index));
+}
+
+// Device collectives order their input after the current stream; the layer's own
+// stream on that device has all the local work queued, so it stands in for it.
+class OnLayerStream {
+ public:
+  OnLayerStream(LocalDevices& local, const Tensor& t)
+      : guard_(local.stream(t.device().index).native) {}
+
+ private:
+  cuda::StreamGuard guard_;
+};
+
+}  // namespace
+
+void broadcast_multigpu(std::span<const Tensor> tensors, int root, const Group& group,
+                        Timeout timeout) {
+  core::Checker check("broadcast_multigpu", group);
+  check_list(check, tensors, "tensors");
+  check.root(root);
+  LocalDevices local(tensors);
+  {
+    OnLayerStream on(local, tensors[0]);
+    broadcast(tensors[0], root, group, timeout);
+  }
+  copy_to_the_others(local, tensors);
+}
+
+void all_reduce_multigpu(std::span<const Tensor> tensors, ReduceOp op, const Group& group,
+                         Timeout timeout) {
+  core::Checker check("all_reduce_multigpu", group);
+  check_list(check, tensors, "tensors");
+  check.op_on(op, tensors[0].dtype());
+  LocalDevices local(tensors);
+  combine_locally(local, tensors, tensors[0], op);
+  {
+    OnLayerStream on(local, tensors[0]);
+    all_reduce(tensors[0], op == ReduceOp::kAvg ? ReduceOp::kSum : op, group, timeout);
+  }
+  if (op == ReduceOp::kAvg) divide_by(local, tensors[0], tensors_in_group(tensors, group, timeout));
+  copy_to_the_others(local, tensors);
+}
+
+void reduce_multigpu(std::span<const Tensor> tensors, int root, ReduceOp op, const Group& group,
+                     Timeout timeout) {
+  core::Checker check("reduce_multigpu", group);
+  check_list(check, tensors, "tensors");
+  check.root(root);
+  check.op_on(op, tensors[0].dtype());
+  LocalDevices local(tensors);
+  const Tensor& first = tensors[0];
+  const int device = first.device().index;
+  // The local combination goes to scratch memory: only the root's first tensor changes.
+  DeviceScratch partial(local.runtime(), first.bytes(), device);
+  const Tensor sum(partial.data(), first.count(), first.dtype(), first.device());
+  local.copy(sum, first.data(), device);
+  combine_locally(local, tensors, sum, op);
+  const bool is_root = check.rank() == root;
+  const ReduceOp across = op == ReduceOp::kAvg ? ReduceOp::kSum : op;
+  {
+    OnLayerStream on(local, first);
+    reduce(sum, is_root ? first : Tensor(nullptr, 0, first.dtype(), first.device()), root, across,
+           group, timeout);
+  }
+  if (op == ReduceOp::kAvg) {
+    const uint64_t n = tensors_in_group(tensors, group, timeout);
+    if (is_root) divide_by(local, first, n);
+  }
+}
+
+void all_gather_multigpu(std::span<const std::vector<Tensor>> outputs,
+                         std::span<const Tensor> inputs, const Group& group, Timeout timeout) {
+  core::Checker check("all_gather_multigpu", group);
+  check_list(check, inputs, "inputs");
+  if (outputs.size() != inputs.size()) {
+    check.fail("outputs has " + std::to_string(outputs.size()) + " lists for " +
+               std::to_string(inputs.size()) + " inputs (give one list per input)");
+  }
+  // Every process must pass as many inputs: compare before anything else moves.
+  std::vector<uint64_t> counts(check.size());
+  const uint64_t mine = inputs.size();
+  all_gather(view(std::span(&mine, 1)), view(counts), group, timeout);
+  for (int r = 0; r < check.size(); ++r) {
+    if (counts[r] != mine) {
+      check.fail("this process passes " + std::to_string(mine) + " inputs but rank " +
+                 std::to_string(r) + " passes " + std::to_string(counts[r]) +
+                 " (every process must pass as many)");
+    }
+  }
+  const uint64_t total = mine * check.size();
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const std::string name = "outputs[" + std::to_string(i) + "]";
+    if (outputs[i].size() != total) {
+      check.fail(name + " has " + std::to_string(outputs[i].size()) + " tensors, expected " +
+                 std::to_string(total) + " (group size x the number of inputs)");
+    }
+    for (size_t g = 0; g < total; ++g) {
+      const std::string what = name + "[" + std::to_string(g) + "]";
+      check.tensor(outputs[i][g], what.c_str());
+      check.same_dtype(outputs[i][g], what.c_str(), inputs[0], "inputs[0]");
+      check.count(outputs[i][g], what.c_str(), inputs[0].count(), "the count of the inputs");
+      if (outputs[i][g].device() != inputs[i].device()) {
+        check.fail(what + " is on " + core::device_name(outputs[i][g].device()) + ", not on " +
+                   core::device_name(inputs[i].device()) + " with inputs[" + std::to_string(i) +
+                   "]");
+      }
+    }
+  }
+  LocalDevices local(inputs);
+  const Tensor& first = inputs[0];
+  const int device = first.device().index;
+  const uint64_t bytes = first.bytes();
+  DeviceScratch packed_in(local.runtime(), bytes * mine, device);
+  DeviceScratch packed_out(local.runtime(), bytes * total, device);
+  local.synchronize(inputs);
+  for (size_t j = 0; j < inputs.size(); ++j) {
+    local.runtime().copy(packed_in.data() + j * bytes, inputs[j].data(), bytes,
+                         local.stream(device));
+  }
+  {
+    OnLayerStream on(local, first);
+    all_gather(Tensor(packed_in.data(), first.count() * mine, first.dtype(), first.device()),
+               Tensor(packed_out.data(), first.count() * total, first.dtype(), first.device()),
+               group, timeout);
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    for (size_t g = 0; g < total; ++g) {
+      local.runtime().copy(outputs[i][g].data(), packed_out.data() + g * bytes, bytes,
+                           local.stream(outputs[i][g].device().index));
+    }
+  }
+  local.synchronize(inputs);
+}
+
+}  // namespace weft
