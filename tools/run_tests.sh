@@ -13,7 +13,7 @@ cuda_checks=()
 if [ -x /usr/local/cuda/bin/nvcc ]; then
   cuda_status=0
   bazel build --config=cuda //... && bazel test --config=cuda \
-    //tests/cuda/runtime:all //tests/cuda:gpu_collectives_test //tests/cuda:no_device_test ||
+    //tests/cuda/runtime:all //tests/cuda:gpu_collectives_test //tests/cuda:refused_without_device_test ||
     cuda_status=1
   cuda_checks=("bazel build --config=cuda //... and its GPU tests=$cuda_status")
 else
