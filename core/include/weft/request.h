@@ -22,8 +22,9 @@ class Request {
 
   bool valid() const { return state_ != nullptr; }
 
-  // True once the operation has finished, successfully or not. Never blocks: it makes
-  // what progress it can without waiting, then answers.
+  // True once the operation has finished, successfully or not. Never waits for a peer:
+  // it makes what progress it can without waiting, then answers. (A receive into a
+  // device tensor that has arrived is copied to the device before it answers true.)
   bool is_completed() const;
 
   // Blocks until the operation finishes. Throws the operation's error if it failed, or
