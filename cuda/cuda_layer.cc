@@ -38,8 +38,7 @@ class CudaLayer : public core::DeviceLayer {
   void prepare(core::CollectiveCall& call) override {
     auto state = std::make_shared<DeviceCallState>();
     state->runtime = &device_runtime();
-    state->device = call_device(call);
-    state->ready = std::make_unique<ReadyEvent>(*state->runtime, state->device);
+    state->ready = std::make_unique<ReadyEvent>(*state->runtime, call_device(call));
     call.device_state = std::move(state);
   }
 
@@ -59,12 +58,8 @@ class CudaLayer : public core::DeviceLayer {
   StagedMessage stage_send(const Tensor& tensor) override {
     DeviceWorkspace& workspace = DeviceWorkspace::of(device_runtime());
     auto lease = std::make_shared<DeviceWorkspace::PinnedLease>(workspace.pinned(tensor.bytes()));
-    const int device = tensor.device().index;
-    Stream stream = workspace.stream(device);
-    ReadyEvent ready(workspace.runtime(), device);
-    ready.order_before(stream);
-    workspace.runtime().copy(lease->data(), tensor.data(), tensor.bytes(), stream);
-    workspace.runtime().synchronize_stream(stream);
+    copy_after_current_stream(workspace, tensor.device().index, lease->data(), tensor.data(),
+                              tensor.bytes());
     return StagedMessage{host_like(tensor, lease->data()), lease};
   }
 
@@ -76,14 +71,9 @@ class CudaLayer : public core::DeviceLayer {
 
   void deliver(const Tensor& tensor, const StagedMessage& staged, uint64_t bytes) override {
     if (bytes == 0) return;
-    DeviceWorkspace& workspace = DeviceWorkspace::of(device_runtime());
-    const int device = tensor.device().index;
-    Stream stream = workspace.stream(device);
     // The message lands after what the caller queued before it asked for it.
-    ReadyEvent ready(workspace.runtime(), device);
-    ready.order_before(stream);
-    workspace.runtime().copy(tensor.data(), staged.host.data(), bytes, stream);
-    workspace.runtime().synchronize_stream(stream);
+    copy_after_current_stream(DeviceWorkspace::of(device_runtime()), tensor.device().index,
+                              tensor.data(), staged.host.data(), bytes);
   }
 };
 
@@ -102,8 +92,20 @@ int call_device(const core::CollectiveCall& call) {
 }
 
 ReadyEvent::ReadyEvent(DeviceRuntime& runtime, int device)
-    : runtime_(runtime), event_(runtime.create_event(device)) {
-  runtime_.record(event_, Stream{t_current_stream, device});
+    : ReadyEvent(runtime, Stream{t_current_stream, device}) {}
+
+ReadyEvent::ReadyEvent(DeviceRuntime& runtime, Stream caller)
+    : runtime_(runtime), event_(runtime.create_event(caller.device)) {
+  runtime_.record(event_, caller);
+}
+
+void copy_after_current_stream(DeviceWorkspace& workspace, int device, void* dst, const void* src,
+                               uint64_t bytes) {
+  Stream stream = workspace.stream(device);
+  ReadyEvent ready(workspace.runtime(), device);
+  ready.order_before(stream);
+  workspace.runtime().copy(dst, src, bytes, stream);
+  workspace.runtime().synchronize_stream(stream);
 }
 
 ReadyEvent::~ReadyEvent() {

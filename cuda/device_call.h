@@ -16,11 +16,12 @@ namespace weft::cuda {
 // memory or absent.
 int call_device(const core::CollectiveCall& call);
 
-// Recorded on the caller's current stream when the call was made; the call reads its
-// inputs once the event has completed.
+// Recorded on a stream of the caller's (its current stream, unless given) when the
+// call was made; the call reads its inputs once the event has completed.
 class ReadyEvent {
  public:
   ReadyEvent(DeviceRuntime& runtime, int device);
+  ReadyEvent(DeviceRuntime& runtime, Stream caller);
   ~ReadyEvent();
   ReadyEvent(const ReadyEvent&) = delete;
   ReadyEvent& operator=(const ReadyEvent&) = delete;
@@ -35,9 +36,13 @@ class ReadyEvent {
 
 struct DeviceCallState {
   DeviceRuntime* runtime = nullptr;
-  int device = 0;
   std::unique_ptr<ReadyEvent> ready;
 };
+
+// Copies `bytes` from `src` to `dst` on the layer's stream of `device`, after the work
+// queued so far on the caller's current stream there; returns when the copy is done.
+void copy_after_current_stream(DeviceWorkspace& workspace, int device, void* dst, const void* src,
+                               uint64_t bytes);
 
 inline DeviceCallState& state_of(const core::CollectiveCall& call) {
   return *static_cast<DeviceCallState*>(call.device_state.get());

@@ -3,6 +3,8 @@
 #include <memory>
 #include <utility>
 
+#include "core/base/env.h"
+
 namespace weft::cuda {
 
 DeviceWorkspace::PinnedLease& DeviceWorkspace::PinnedLease::operator=(
@@ -19,9 +21,7 @@ DeviceWorkspace::PinnedLease& DeviceWorkspace::PinnedLease::operator=(
 void DeviceWorkspace::PinnedLease::release() {
   if (owner_ == nullptr) return;
   std::lock_guard<std::mutex> lock(owner_->mutex_);
-  for (const auto& [data, size] : owner_->all_) {
-    if (data == data_) owner_->idle_.emplace(size, data_);
-  }
+  owner_->idle_.emplace(bytes_, data_);
   owner_ = nullptr;
 }
 
@@ -33,6 +33,11 @@ DeviceWorkspace& DeviceWorkspace::of(DeviceRuntime& runtime) {
   if (!workspace) workspace = std::make_unique<DeviceWorkspace>(runtime);
   return *workspace;
 }
+
+DeviceWorkspace::DeviceWorkspace(DeviceRuntime& runtime)
+    : runtime_(runtime),
+      ipc_cache_(runtime,
+                 static_cast<size_t>(env::get_int("WEFT_CUDA_IPC_CACHE", 256, 1, 1 << 20))) {}
 
 DeviceWorkspace::~DeviceWorkspace() {
   // At exit the driver may already be shutting down; what it refuses is gone anyway.

@@ -1,5 +1,6 @@
 // DeviceWorkspace: what the device layer keeps per process between calls: one stream
-// per device for its own copies and kernels, and page-locked staging memory.
+// per device for its own copies and kernels, page-locked staging memory, and the peer
+// allocations opened through CUDA IPC.
 //
 // Registering host memory with the driver costs far more than a small transfer, so
 // staging buffers are kept and reused: a lease takes the smallest free buffer that is
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "cuda/device_runtime.h"
+#include "cuda/ipc_cache.h"
 
 namespace weft::cuda {
 
@@ -39,7 +41,7 @@ class DeviceWorkspace {
   // test's runtime never sees another's buffers.
   static DeviceWorkspace& of(DeviceRuntime& runtime);
 
-  explicit DeviceWorkspace(DeviceRuntime& runtime) : runtime_(runtime) {}
+  explicit DeviceWorkspace(DeviceRuntime& runtime);
   ~DeviceWorkspace();
   DeviceWorkspace(const DeviceWorkspace&) = delete;
   DeviceWorkspace& operator=(const DeviceWorkspace&) = delete;
@@ -49,6 +51,8 @@ class DeviceWorkspace {
   // queues is ordered after the others', which is correct, only less concurrent.
   Stream stream(int device);
   PinnedLease pinned(uint64_t bytes);
+  // Holds WEFT_CUDA_IPC_CACHE (256) mappings.
+  IpcCache& ipc_cache() { return ipc_cache_; }
   // Free page-locked buffers kept for reuse, for tests.
   size_t idle_pinned_buffers();
 
@@ -58,6 +62,7 @@ class DeviceWorkspace {
   std::map<int, Stream> streams_;
   std::multimap<uint64_t, std::byte*> idle_;  // by size
   std::vector<std::pair<std::byte*, uint64_t>> all_;
+  IpcCache ipc_cache_;
 };
 
 }  // namespace weft::cuda

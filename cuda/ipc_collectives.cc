@@ -31,21 +31,10 @@ struct ExportRecord {
   ExportedBuffer output;
 };
 
-IpcCache& ipc_cache(DeviceRuntime& runtime) {
-  static std::mutex mutex;
-  static std::vector<std::pair<DeviceRuntime*, std::unique_ptr<IpcCache>>> caches;
-  std::lock_guard<std::mutex> lock(mutex);
-  for (auto& [owner, cache] : caches) {
-    if (owner == &runtime) return *cache;
-  }
-  const auto capacity = static_cast<size_t>(env::get_int("WEFT_CUDA_IPC_CACHE", 256, 1, 1 << 20));
-  caches.emplace_back(&runtime, std::make_unique<IpcCache>(runtime, capacity));
-  return *caches.back().second;
-}
-
 // Why this rank cannot take part, or an empty string.
 std::string why_not_usable(const CollectiveCall& call) {
-  if (env::get_int("WEFT_CUDA_IPC", 1, 0, 1) == 0) return "WEFT_CUDA_IPC=0";
+  static const bool enabled = env::get_int("WEFT_CUDA_IPC", 1, 0, 1) != 0;  // read once
+  if (!enabled) return "WEFT_CUDA_IPC=0";
   if (call.spec.size > kMaxReduceOperands) {
     return "the group has more than " + std::to_string(kMaxReduceOperands) + " members";
   }
@@ -233,7 +222,7 @@ bool run_over_ipc(const CollectiveCall& call, const core::HostCollectiveRunner& 
   Stream stream = workspace.stream(call_device(call));
   std::exception_ptr failure;
   try {
-    PeerBuffers peers = open_peers(call, records, ipc_cache(runtime));
+    PeerBuffers peers = open_peers(call, records, workspace.ipc_cache());
     run_kind(call, peers, runtime, stream);
     runtime.synchronize_stream(stream);
   } catch (...) {

@@ -7,6 +7,7 @@
 
 #include "core/api/argument_checks.h"
 #include "core/api/device_layer.h"
+#include "cuda/device_call.h"
 #include "cuda/device_runtime.h"
 #include "cuda/device_workspace.h"
 #include "weft/cuda.h"
@@ -67,10 +68,8 @@ class LocalDevices {
     // tensor's device, the default stream's on the others.
     for (size_t i = 0; i < tensors.size(); ++i) {
       const int device = tensors[i].device().index;
-      cuda::Event ready = runtime_.create_event(device);
-      runtime_.record(ready, Stream{i == 0 ? cuda::current_stream() : nullptr, device});
-      runtime_.wait_event(stream(device), ready);
-      runtime_.destroy_event(ready);
+      cuda::ReadyEvent ready(runtime_, Stream{i == 0 ? cuda::current_stream() : nullptr, device});
+      ready.order_before(stream(device));
     }
   }
   DeviceRuntime& runtime() { return runtime_; }

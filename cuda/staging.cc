@@ -36,7 +36,9 @@ bool overlap(const Tensor& a, const Tensor& b) {
 }  // namespace
 
 uint64_t staging_chunk_bytes() {
-  return std::max<uint64_t>(env::get_bytes("WEFT_CUDA_STAGING_CHUNK", 4u << 20), 4096);
+  static const uint64_t bytes =  // read once, not on every call
+      std::max<uint64_t>(env::get_bytes("WEFT_CUDA_STAGING_CHUNK", 4u << 20), 4096);
+  return bytes;
 }
 
 void run_staged(const CollectiveCall& call, const core::HostCollectiveRunner& host,

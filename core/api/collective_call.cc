@@ -143,10 +143,14 @@ CollectiveCall make_call(const Checker& checker, const char* op, CollectiveKind 
   return call;
 }
 
+bool has_device_tensor(const CollectiveCall& call) {
+  return on_device(call.input) || on_device(call.output);
+}
+
 // Hands a call with a device tensor to the device layer, which notes when its inputs
 // are ready before anything runs.
 void prepare_device(CollectiveCall& call) {
-  call.on_device = on_device(call.input) || on_device(call.output);
+  call.on_device = has_device_tensor(call);
   if (call.on_device) [[unlikely]]
     device_layer().prepare(call);
 }
@@ -176,8 +180,8 @@ bool group_shares_memory(const detail::GroupState& group) {
 void run_blocking(const CollectiveCall& call, Timeout timeout) {
   Context& c = context(call.op);
   Timeout t = timeout.count() >= 0 ? timeout : call.group->timeout;
-  if (on_device(call.input) || on_device(call.output)) [[unlikely]] {
-    CollectiveCall device_call = call;
+  if (has_device_tensor(call)) [[unlikely]] {
+    CollectiveCall device_call = call;  // the layer's state goes with the call
     prepare_device(device_call);
     execute_call(device_call, take_tag(*call.group), t, *c.engine, c.scratch, c.schedules);
     return;

@@ -28,7 +28,7 @@ bool means_unavailable(cudaError_t e) {
   switch (e) {
     case cudaErrorNoDevice:
     case cudaErrorInsufficientDriver:
-    case cudaErrorStubLibrary:
+    case cudaErrorStubLibrary:  // the toolkit's stub libcuda loaded instead of a driver
     case cudaErrorCallRequiresNewerDriver:
     case cudaErrorInitializationError:
     case cudaErrorDevicesUnavailable:

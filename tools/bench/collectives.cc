@@ -101,8 +101,8 @@ const Collective& find(const std::string& name) {
 struct Operands {
   Buffer& big_host;
   Buffer& small_host;
-  const DeviceTwin* big_device = nullptr;
-  const DeviceTwin* small_device = nullptr;
+  DeviceTwin* big_device = nullptr;
+  DeviceTwin* small_device = nullptr;
 
   Tensor big(uint64_t offset = 0, uint64_t count = ~uint64_t{0}) const {
     return big_device ? big_device->tensor(offset, count) : big_host.tensor(offset, count);
@@ -180,13 +180,13 @@ uint64_t checked_call(const Call& call, const Operands& operands, bool in_place)
     for (uint64_t i = 0; i < total; ++i) big.set(i, datum(r, i));
   }
   if (operands.big_device) {
-    const_cast<DeviceTwin*>(operands.big_device)->upload(big);
-    const_cast<DeviceTwin*>(operands.small_device)->upload(small);
+    operands.big_device->upload(big);
+    operands.small_device->upload(small);
   }
   call(operands, in_place);
   if (operands.big_device) {
-    const_cast<DeviceTwin*>(operands.big_device)->download(big);
-    const_cast<DeviceTwin*>(operands.small_device)->download(small);
+    operands.big_device->download(big);
+    operands.small_device->download(small);
   }
   // Results.
   uint64_t wrong = 0;

@@ -17,7 +17,7 @@ cuda::DeviceRuntime& runtime() { return cuda::device_runtime(); }
 }  // namespace
 
 DeviceTwin::DeviceTwin(const Buffer& host, int device) {
-  Tensor h = const_cast<Buffer&>(host).tensor();
+  Tensor h = host.tensor();
   bytes_ = h.bytes() + 1;  // as the host buffer, one spare byte so that empty has an address
   void* data = runtime().allocate_device(bytes_, device);
   whole_ = Tensor(data, h.count(), h.dtype(), Device{DeviceType::kCuda, device});
@@ -33,7 +33,7 @@ Tensor DeviceTwin::tensor(uint64_t offset, uint64_t count) const {
 
 void DeviceTwin::upload(const Buffer& host) {
   cuda::Stream stream{nullptr, whole_.device().index};
-  runtime().copy(whole_.data(), const_cast<Buffer&>(host).tensor().data(), whole_.bytes(), stream);
+  runtime().copy(whole_.data(), host.tensor().data(), whole_.bytes(), stream);
   runtime().synchronize_stream(stream);
 }
 

@@ -43,7 +43,8 @@ void place_buffers(const BufferMemory* memory);
 struct Buffer {
   DType dtype;
   Buffer(DType dtype, uint64_t count);
-  Tensor tensor(uint64_t offset = 0, uint64_t count = ~uint64_t{0}) {
+  // A view of the buffer's memory (which a const Buffer still lets a call write).
+  Tensor tensor(uint64_t offset = 0, uint64_t count = ~uint64_t{0}) const {
     uint64_t total = (size_ - 1) / dtype_size(dtype);
     return Tensor(data_.get() + offset * dtype_size(dtype),
                   count == ~uint64_t{0} ? total - offset : count, dtype, device_);
