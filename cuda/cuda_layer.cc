@@ -1,12 +1,12 @@
 // The device layer weft links in: it registers itself with core at start-up and takes
-// every call with a device tensor (core/api/device_layer.h).
+// every call with a device tensor (runtime/device_interface.h).
 #include <memory>
 
-#include "core/api/device_layer.h"
 #include "cuda/device_call.h"
 #include "cuda/device_runtime.h"
 #include "cuda/ipc_collectives.h"
 #include "cuda/staging.h"
+#include "runtime/device_interface.h"
 #include "weft/cuda.h"
 #include "weft/error.h"
 
@@ -15,7 +15,7 @@ namespace {
 
 thread_local void* t_current_stream = nullptr;
 
-class CudaLayer : public core::DeviceLayer {
+class CudaLayer : public runtime::DeviceLayer {
  public:
   std::string check_tensor(const Tensor& tensor) override {
     DeviceRuntime& runtime = device_runtime();
@@ -35,20 +35,20 @@ class CudaLayer : public core::DeviceLayer {
     return why.empty() ? "" : "but its data pointer is not memory of that device: " + why;
   }
 
-  void prepare(core::CollectiveCall& call) override {
+  void prepare(runtime::DeviceCall& call) override {
     auto state = std::make_shared<DeviceCallState>();
     state->runtime = &device_runtime();
     state->ready = std::make_unique<ReadyEvent>(*state->runtime, call_device(call));
-    call.device_state = std::move(state);
+    call.layer_state = std::move(state);
   }
 
-  void run(const core::CollectiveCall& call, const core::HostCollectiveRunner& host) override {
+  void run(const runtime::DeviceCall& call, const runtime::HostStep& host) override {
     DeviceWorkspace& workspace = DeviceWorkspace::of(*state_of(call).runtime);
     if (ipc_serves(call) && run_over_ipc(call, host, workspace)) return;
     switch (call.spec.kind) {
-      case core::CollectiveKind::kBroadcast:
-      case core::CollectiveKind::kAllReduce:
-      case core::CollectiveKind::kReduce:
+      case collectives::CollectiveKind::kBroadcast:
+      case collectives::CollectiveKind::kAllReduce:
+      case collectives::CollectiveKind::kReduce:
         return run_pipelined(call, host, workspace, staging_chunk_bytes());
       default:
         return run_staged(call, host, workspace);
@@ -81,14 +81,14 @@ CudaLayer g_layer;
 
 // libweft registers its device layer before main() runs.
 [[maybe_unused]] const bool g_registered = [] {
-  core::register_device_layer(&g_layer);
+  runtime::register_device_layer(&g_layer);
   return true;
 }();
 
 }  // namespace
 
-int call_device(const core::CollectiveCall& call) {
-  return core::on_device(call.input) ? call.input.device().index : call.output.device().index;
+int call_device(const runtime::DeviceCall& call) {
+  return runtime::on_device(call.input) ? call.input.device().index : call.output.device().index;
 }
 
 ReadyEvent::ReadyEvent(DeviceRuntime& runtime, int device)

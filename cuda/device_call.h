@@ -5,16 +5,15 @@
 
 #include <cstdint>
 
-#include "core/api/collective_call.h"
-#include "core/api/device_layer.h"
 #include "cuda/device_runtime.h"
 #include "cuda/device_workspace.h"
+#include "runtime/device_interface.h"
 
 namespace weft::cuda {
 
 // The device a call works on: its input's, or its output's when the input is host
 // memory or absent.
-int call_device(const core::CollectiveCall& call);
+int call_device(const runtime::DeviceCall& call);
 
 // Recorded on a stream of the caller's (its current stream, unless given) when the
 // call was made; the call reads its inputs once the event has completed.
@@ -44,8 +43,8 @@ struct DeviceCallState {
 void copy_after_current_stream(DeviceWorkspace& workspace, int device, void* dst, const void* src,
                                uint64_t bytes);
 
-inline DeviceCallState& state_of(const core::CollectiveCall& call) {
-  return *static_cast<DeviceCallState*>(call.device_state.get());
+inline DeviceCallState& state_of(const runtime::DeviceCall& call) {
+  return *static_cast<DeviceCallState*>(call.layer_state.get());
 }
 
 inline std::byte* bytes_of(const Tensor& t) { return static_cast<std::byte*>(t.data()); }

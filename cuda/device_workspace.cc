@@ -3,7 +3,7 @@
 #include <memory>
 #include <utility>
 
-#include "core/base/env.h"
+#include "base/env.h"
 
 namespace weft::cuda {
 
@@ -37,7 +37,7 @@ DeviceWorkspace& DeviceWorkspace::of(DeviceRuntime& runtime) {
 DeviceWorkspace::DeviceWorkspace(DeviceRuntime& runtime)
     : runtime_(runtime),
       ipc_cache_(runtime,
-                 static_cast<size_t>(env::get_int("WEFT_CUDA_IPC_CACHE", 256, 1, 1 << 20))) {}
+                 static_cast<size_t>(base::env::get_int("WEFT_CUDA_IPC_CACHE", 256, 1, 1 << 20))) {}
 
 DeviceWorkspace::~DeviceWorkspace() {
   // At exit the driver may already be shutting down; what it refuses is gone anyway.

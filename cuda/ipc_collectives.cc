@@ -4,16 +4,17 @@
 #include <memory>
 #include <vector>
 
-#include "core/base/env.h"
-#include "core/base/log.h"
+#include "base/env.h"
+#include "base/log.h"
 #include "cuda/device_call.h"
 #include "cuda/ipc_cache.h"
+#include "weft/error.h"
 
 namespace weft::cuda {
 namespace {
 
-using core::CollectiveCall;
-using core::CollectiveKind;
+using collectives::CollectiveKind;
+using runtime::DeviceCall;
 
 // One buffer as a peer can open it: its allocation's handle and where it starts there.
 struct ExportedBuffer {
@@ -32,19 +33,19 @@ struct ExportRecord {
 };
 
 // Why this rank cannot take part, or an empty string.
-std::string why_not_usable(const CollectiveCall& call) {
-  static const bool enabled = env::get_int("WEFT_CUDA_IPC", 1, 0, 1) != 0;  // read once
+std::string why_not_usable(const DeviceCall& call) {
+  static const bool enabled = base::env::get_int("WEFT_CUDA_IPC", 1, 0, 1) != 0;  // read once
   if (!enabled) return "WEFT_CUDA_IPC=0";
   if (call.spec.size > kMaxReduceOperands) {
     return "the group has more than " + std::to_string(kMaxReduceOperands) + " members";
   }
   for (const Tensor* t : {&call.input, &call.output}) {
-    if (t->bytes() > 0 && !core::on_device(*t)) return "a buffer is host memory";
+    if (t->bytes() > 0 && !runtime::on_device(*t)) return "a buffer is host memory";
     if (t->bytes() > 0 && t->device().index != call_device(call)) {
       return "its input and output are on different devices";
     }
   }
-  if (!core::group_shares_memory(*call.group)) return "the group spans more than one host";
+  if (!call.group_on_one_host) return "the group spans more than one host";
   return "";
 }
 
@@ -59,7 +60,7 @@ ExportedBuffer export_buffer(DeviceRuntime& runtime, const Tensor& t) {
   return exported;
 }
 
-ExportRecord local_record(const CollectiveCall& call, DeviceRuntime& runtime) {
+ExportRecord local_record(const DeviceCall& call, DeviceRuntime& runtime) {
   ExportRecord record;
   std::string why = why_not_usable(call);
   if (why.empty()) {
@@ -71,8 +72,8 @@ ExportRecord local_record(const CollectiveCall& call, DeviceRuntime& runtime) {
     }
   }
   record.usable = why.empty();
-  if (!why.empty() && log::enabled(log::Level::kInfo)) {
-    WEFT_LOG(INFO) << call.op << " on " << core::device_name(call.input.device())
+  if (!why.empty() && base::log::enabled(base::log::Level::kInfo)) {
+    WEFT_LOG(INFO) << call.op << " on " << runtime::device_name(call.input.device())
                    << ": staged through host memory, not CUDA IPC, since " << why;
   }
   return record;
@@ -85,7 +86,7 @@ struct PeerBuffers {
   std::vector<std::shared_ptr<const IpcCache::Mapping>> mappings;
 };
 
-PeerBuffers open_peers(const CollectiveCall& call, const std::vector<ExportRecord>& records,
+PeerBuffers open_peers(const DeviceCall& call, const std::vector<ExportRecord>& records,
                        IpcCache& cache) {
   const int n = call.spec.size;
   const int me = call.spec.rank;
@@ -119,7 +120,7 @@ std::pair<uint64_t, uint64_t> slice_of(uint64_t count, int rank, int size) {
   return {begin, std::min(count, begin + per)};
 }
 
-void reduce_into(DeviceRuntime& runtime, Stream stream, const CollectiveCall& call,
+void reduce_into(DeviceRuntime& runtime, Stream stream, const DeviceCall& call,
                  const std::vector<std::byte*>& inputs, uint64_t at,
                  const std::vector<std::byte*>& outputs, uint64_t count) {
   if (count == 0) return;
@@ -138,9 +139,9 @@ void reduce_into(DeviceRuntime& runtime, Stream stream, const CollectiveCall& ca
   runtime.reduce(task, stream);
 }
 
-void run_kind(const CollectiveCall& call, const PeerBuffers& peers, DeviceRuntime& runtime,
+void run_kind(const DeviceCall& call, const PeerBuffers& peers, DeviceRuntime& runtime,
               Stream stream) {
-  const core::CollectiveSpec& spec = call.spec;
+  const collectives::CollectiveSpec& spec = call.spec;
   const int n = spec.size;
   const int me = spec.rank;
   const uint64_t element = spec.element_bytes();
@@ -157,7 +158,7 @@ void run_kind(const CollectiveCall& call, const PeerBuffers& peers, DeviceRuntim
       return;
     }
     case CollectiveKind::kReduceScatter: {
-      const core::Block& block = spec.blocks[me];
+      const collectives::Block& block = spec.blocks[me];
       // Every input's block `me`, into this rank's output (which may be that block of
       // its own input): so the inputs are offset by the block, the output is not.
       std::vector<std::byte*> inputs;
@@ -171,7 +172,7 @@ void run_kind(const CollectiveCall& call, const PeerBuffers& peers, DeviceRuntim
       }
       return;
     case CollectiveKind::kAllGather: {
-      const core::Block& mine = spec.blocks[me];
+      const collectives::Block& mine = spec.blocks[me];
       if (mine.count == 0) return;
       for (int r = 0; r < n; ++r) {
         std::byte* to = peers.output[r] + mine.offset * element;
@@ -186,7 +187,7 @@ void run_kind(const CollectiveCall& call, const PeerBuffers& peers, DeviceRuntim
 
 }  // namespace
 
-bool ipc_serves(const CollectiveCall& call) {
+bool ipc_serves(const DeviceCall& call) {
   switch (call.spec.kind) {
     case CollectiveKind::kAllReduce:
     case CollectiveKind::kReduce:
@@ -199,7 +200,7 @@ bool ipc_serves(const CollectiveCall& call) {
   }
 }
 
-bool run_over_ipc(const CollectiveCall& call, const core::HostCollectiveRunner& host,
+bool run_over_ipc(const DeviceCall& call, const runtime::HostStep& host,
                   DeviceWorkspace& workspace) {
   DeviceRuntime& runtime = workspace.runtime();
   const int n = call.spec.size;
@@ -209,7 +210,7 @@ bool run_over_ipc(const CollectiveCall& call, const core::HostCollectiveRunner& 
   ExportRecord mine = local_record(call, runtime);
   std::vector<ExportRecord> records(n);
 
-  CollectiveCall exchange = core::make_step(call, CollectiveKind::kAllGather, DType::kUInt8);
+  DeviceCall exchange = runtime::make_step(call, CollectiveKind::kAllGather, DType::kUInt8);
   exchange.spec.blocks.resize(n);
   for (int r = 0; r < n; ++r) exchange.spec.blocks[r] = {r * sizeof(ExportRecord), sizeof mine};
   exchange.input = Tensor(&mine, sizeof mine, DType::kUInt8);
@@ -233,7 +234,7 @@ bool run_over_ipc(const CollectiveCall& call, const core::HostCollectiveRunner& 
   // learn whether any rank failed its part (then every rank's output is incomplete,
   // and every rank fails).
   uint32_t failed_rank = failure ? static_cast<uint32_t>(call.spec.rank) + 1 : 0;
-  CollectiveCall outcome = core::make_step(call, CollectiveKind::kAllReduce, DType::kUInt32);
+  DeviceCall outcome = runtime::make_step(call, CollectiveKind::kAllReduce, DType::kUInt32);
   outcome.spec.op = ReduceOp::kMax;
   outcome.spec.count = 1;
   outcome.spec.input_in_output = 0;

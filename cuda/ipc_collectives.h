@@ -16,20 +16,19 @@
 // rank touches another's memory.
 #pragma once
 
-#include "core/api/collective_call.h"
-#include "core/api/device_layer.h"
 #include "cuda/device_workspace.h"
+#include "runtime/device_interface.h"
 
 namespace weft::cuda {
 
 // Whether this path can serve collectives of `kind` at all (the others are staged).
-bool ipc_serves(const core::CollectiveCall& call);
+bool ipc_serves(const runtime::DeviceCall& call);
 
 // Exchanges the export records and, when every rank can take part, runs the call and
 // returns true. Returns false, having moved no data, when some rank cannot (it is on
 // another host, its memory cannot be exported, WEFT_CUDA_IPC=0 there): every rank
 // decides alike from the same records, and the caller stages the call instead.
-bool run_over_ipc(const core::CollectiveCall& call, const core::HostCollectiveRunner& host,
+bool run_over_ipc(const runtime::DeviceCall& call, const runtime::HostStep& host,
                   DeviceWorkspace& workspace);
 
 }  // namespace weft::cuda

@@ -5,11 +5,11 @@
 #include <set>
 #include <string>
 
-#include "core/api/argument_checks.h"
-#include "core/api/device_layer.h"
+#include "collectives/reduce/reduce_kernels.h"
 #include "cuda/device_call.h"
 #include "cuda/device_runtime.h"
 #include "cuda/device_workspace.h"
+#include "runtime/device_interface.h"
 #include "weft/cuda.h"
 #include "weft/error.h"
 
@@ -19,22 +19,72 @@ namespace {
 using cuda::DeviceRuntime;
 using cuda::Stream;
 
+// The argument checks of one multi-GPU call. Its errors begin as every call's do:
+// "all_reduce_multigpu (rank 1 of group world): ...".
+class CallChecks {
+ public:
+  CallChecks(const char* op, const Group& group)
+      : caller_(runtime::describe_caller(op, group)), rank_(group.rank()), size_(group.size()) {}
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw InvalidArgument(caller_ + ": " + what);
+  }
+  // A tensor in the memory of a CUDA device this process can use.
+  void device_tensor(const Tensor& t, const std::string& name) const {
+    if (static_cast<int>(t.dtype()) >= kNumDTypes) fail(name + "'s dtype is invalid");
+    if (!runtime::on_device(t)) fail(name + " is host memory; each must be on a CUDA device");
+    std::string why = runtime::device_layer().check_tensor(t);
+    if (!why.empty()) fail(name + " is on " + runtime::device_name(t.device()) + ", " + why);
+    if (t.data() == nullptr && t.count() > 0) {
+      fail(name + " has " + std::to_string(t.count()) + " elements but no data pointer");
+    }
+  }
+  void root(int root) const {
+    if (root < 0 || root >= size_) {
+      fail("root " + std::to_string(root) + " is outside [0, " + std::to_string(size_) + ")");
+    }
+  }
+  void op_on(ReduceOp op, DType dtype) const {
+    if (static_cast<int>(op) >= kNumReduceOps) fail("the reduction op is invalid");
+    if (!collectives::reduce::op_supports(op, dtype)) {
+      fail(std::string("op ") + reduce_op_name(op) + " is defined on integer dtypes only, not " +
+           dtype_name(dtype));
+    }
+  }
+  // `t` (named `name`) is like `first`: the same dtype and count.
+  void like(const Tensor& t, const std::string& name, const Tensor& first,
+            const std::string& first_name, const char* count_of) const {
+    if (t.dtype() != first.dtype()) {
+      fail(name + " is " + dtype_name(t.dtype()) + " but " + first_name + " is " +
+           dtype_name(first.dtype()));
+    }
+    if (t.count() != first.count()) {
+      fail(name + " has " + std::to_string(t.count()) + " elements, expected " +
+           std::to_string(first.count()) + " (" + count_of + ")");
+    }
+  }
+
+ private:
+  std::string caller_;
+  int rank_, size_;
+};
+
 // Checks a list of per-GPU tensors: at least one, each on a different CUDA device,
 // all of the first one's count and dtype.
-void check_list(const core::Checker& check, std::span<const Tensor> tensors, const char* name) {
+void check_list(const CallChecks& check, std::span<const Tensor> tensors, const char* name) {
   if (tensors.empty()) check.fail(std::string(name) + " is empty (pass one tensor per local GPU)");
   std::set<int> devices;
   for (size_t i = 0; i < tensors.size(); ++i) {
     const std::string what = std::string(name) + "[" + std::to_string(i) + "]";
     const Tensor& t = tensors[i];
-    check.tensor(t, what.c_str());
-    if (!core::on_device(t)) check.fail(what + " is host memory; each must be on a CUDA device");
+    check.device_tensor(t, what);
     if (!devices.insert(t.device().index).second) {
-      check.fail(what + " is on " + core::device_name(t.device()) +
+      check.fail(what + " is on " + runtime::device_name(t.device()) +
                  ", as an earlier one is; each must be on a different device");
     }
-    check.same_dtype(t, what.c_str(), tensors[0], (std::string(name) + "[0]").c_str());
-    check.count(t, what.c_str(), tensors[0].count(), "the count of the first tensor");
+    check.like(t, what, tensors[0], std::string(name) + "[0]", "the count of the first tensor");
   }
 }
 
@@ -142,7 +192,7 @@ class OnLayerStream {
 
 void broadcast_multigpu(std::span<const Tensor> tensors, int root, const Group& group,
                         Timeout timeout) {
-  core::Checker check("broadcast_multigpu", group);
+  CallChecks check("broadcast_multigpu", group);
   check_list(check, tensors, "tensors");
   check.root(root);
   LocalDevices local(tensors);
@@ -155,7 +205,7 @@ void broadcast_multigpu(std::span<const Tensor> tensors, int root, const Group& 
 
 void all_reduce_multigpu(std::span<const Tensor> tensors, ReduceOp op, const Group& group,
                          Timeout timeout) {
-  core::Checker check("all_reduce_multigpu", group);
+  CallChecks check("all_reduce_multigpu", group);
   check_list(check, tensors, "tensors");
   check.op_on(op, tensors[0].dtype());
   LocalDevices local(tensors);
@@ -170,7 +220,7 @@ void all_reduce_multigpu(std::span<const Tensor> tensors, ReduceOp op, const Gro
 
 void reduce_multigpu(std::span<const Tensor> tensors, int root, ReduceOp op, const Group& group,
                      Timeout timeout) {
-  core::Checker check("reduce_multigpu", group);
+  CallChecks check("reduce_multigpu", group);
   check_list(check, tensors, "tensors");
   check.root(root);
   check.op_on(op, tensors[0].dtype());
@@ -197,7 +247,7 @@ void reduce_multigpu(std::span<const Tensor> tensors, int root, ReduceOp op, con
 
 void all_gather_multigpu(std::span<const std::vector<Tensor>> outputs,
                          std::span<const Tensor> inputs, const Group& group, Timeout timeout) {
-  core::Checker check("all_gather_multigpu", group);
+  CallChecks check("all_gather_multigpu", group);
   check_list(check, inputs, "inputs");
   if (outputs.size() != inputs.size()) {
     check.fail("outputs has " + std::to_string(outputs.size()) + " lists for " +
@@ -223,12 +273,11 @@ void all_gather_multigpu(std::span<const std::vector<Tensor>> outputs,
     }
     for (size_t g = 0; g < total; ++g) {
       const std::string what = name + "[" + std::to_string(g) + "]";
-      check.tensor(outputs[i][g], what.c_str());
-      check.same_dtype(outputs[i][g], what.c_str(), inputs[0], "inputs[0]");
-      check.count(outputs[i][g], what.c_str(), inputs[0].count(), "the count of the inputs");
+      check.device_tensor(outputs[i][g], what);
+      check.like(outputs[i][g], what, inputs[0], "inputs[0]", "the count of the inputs");
       if (outputs[i][g].device() != inputs[i].device()) {
-        check.fail(what + " is on " + core::device_name(outputs[i][g].device()) + ", not on " +
-                   core::device_name(inputs[i].device()) + " with inputs[" + std::to_string(i) +
+        check.fail(what + " is on " + runtime::device_name(outputs[i][g].device()) + ", not on " +
+                   runtime::device_name(inputs[i].device()) + " with inputs[" + std::to_string(i) +
                    "]");
       }
     }

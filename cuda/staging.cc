@@ -3,14 +3,14 @@
 #include <algorithm>
 #include <vector>
 
-#include "core/base/env.h"
+#include "base/env.h"
 #include "cuda/device_call.h"
 
 namespace weft::cuda {
 namespace {
 
-using core::CollectiveCall;
-using core::CollectiveKind;
+using collectives::CollectiveKind;
+using runtime::DeviceCall;
 
 // One range of device memory and its host copy.
 struct StagedRange {
@@ -37,12 +37,11 @@ bool overlap(const Tensor& a, const Tensor& b) {
 
 uint64_t staging_chunk_bytes() {
   static const uint64_t bytes =  // read once, not on every call
-      std::max<uint64_t>(env::get_bytes("WEFT_CUDA_STAGING_CHUNK", 4u << 20), 4096);
+      std::max<uint64_t>(base::env::get_bytes("WEFT_CUDA_STAGING_CHUNK", 4u << 20), 4096);
   return bytes;
 }
 
-void run_staged(const CollectiveCall& call, const core::HostCollectiveRunner& host,
-                DeviceWorkspace& workspace) {
+void run_staged(const DeviceCall& call, const runtime::HostStep& host, DeviceWorkspace& workspace) {
   DeviceRuntime& runtime = workspace.runtime();
   std::vector<StagedRange> ranges;
   auto add = [&](std::byte* begin, uint64_t bytes, int device) {
@@ -51,8 +50,8 @@ void run_staged(const CollectiveCall& call, const core::HostCollectiveRunner& ho
   };
   const Tensor& in = call.input;
   const Tensor& out = call.output;
-  const bool in_on_device = core::on_device(in) && in.bytes() > 0;
-  const bool out_on_device = core::on_device(out) && out.bytes() > 0;
+  const bool in_on_device = runtime::on_device(in) && in.bytes() > 0;
+  const bool out_on_device = runtime::on_device(out) && out.bytes() > 0;
   if (in_on_device && out_on_device && overlap(in, out)) {
     std::byte* begin = std::min(bytes_of(in), bytes_of(out));
     std::byte* end = std::max(bytes_of(in) + in.bytes(), bytes_of(out) + out.bytes());
@@ -62,9 +61,8 @@ void run_staged(const CollectiveCall& call, const core::HostCollectiveRunner& ho
     if (out_on_device) add(bytes_of(out), out.bytes(), out.device().index);
   }
 
-  CollectiveCall step = call;
-  step.on_device = false;
-  step.device_state.reset();
+  DeviceCall step = call;
+  step.layer_state.reset();
   for (StagedRange& range : ranges) {
     if (in_on_device && range.contains(in)) step.input = range.host_view(in);
     if (out_on_device && range.contains(out)) {
@@ -73,8 +71,8 @@ void run_staged(const CollectiveCall& call, const core::HostCollectiveRunner& ho
     }
   }
   // An empty device tensor has nothing to stage; the host call sees an empty tensor.
-  if (core::on_device(step.input)) step.input = Tensor(nullptr, 0, in.dtype());
-  if (core::on_device(step.output)) step.output = Tensor(nullptr, 0, out.dtype());
+  if (runtime::on_device(step.input)) step.input = Tensor(nullptr, 0, in.dtype());
+  if (runtime::on_device(step.output)) step.output = Tensor(nullptr, 0, out.dtype());
 
   for (StagedRange& range : ranges) {
     Stream stream = workspace.stream(range.device);
@@ -93,7 +91,7 @@ void run_staged(const CollectiveCall& call, const core::HostCollectiveRunner& ho
   }
 }
 
-void run_pipelined(const CollectiveCall& call, const core::HostCollectiveRunner& host,
+void run_pipelined(const DeviceCall& call, const runtime::HostStep& host,
                    DeviceWorkspace& workspace, uint64_t chunk_bytes) {
   DeviceRuntime& runtime = workspace.runtime();
   const CollectiveKind kind = call.spec.kind;
@@ -147,7 +145,7 @@ void run_pipelined(const CollectiveCall& call, const core::HostCollectiveRunner&
         runtime.synchronize_event(drained[s]);  // chunk k - 2's result has left the slot
       }
       const Tensor slot(slots[s].data(), count == 0 ? 0 : elements_of(k), call.spec.dtype);
-      CollectiveCall step = core::make_step(call, kind, call.spec.dtype);
+      DeviceCall step = runtime::make_step(call, kind, call.spec.dtype);
       step.spec.op = call.spec.op;
       step.spec.root = call.spec.root;
       step.spec.count = slot.count();

@@ -3,9 +3,8 @@
 // other hosts, memory that cannot be exported, WEFT_CUDA_IPC=0).
 #pragma once
 
-#include "core/api/collective_call.h"
-#include "core/api/device_layer.h"
 #include "cuda/device_workspace.h"
+#include "runtime/device_interface.h"
 
 namespace weft::cuda {
 
@@ -13,7 +12,7 @@ namespace weft::cuda {
 // that overlap, as in-place forms do, as one range), the host collective runs on the
 // copies, and the range holding the output is copied back. Outputs are copied in as
 // well, so the parts of them that the collective does not write stay as they were.
-void run_staged(const core::CollectiveCall& call, const core::HostCollectiveRunner& host,
+void run_staged(const runtime::DeviceCall& call, const runtime::HostStep& host,
                 DeviceWorkspace& workspace);
 
 // broadcast, all_reduce and reduce, whose elements are independent, in chunks of
@@ -21,7 +20,7 @@ void run_staged(const core::CollectiveCall& call, const core::HostCollectiveRunn
 // device stream copies the previous chunk's result out of the other and the next
 // chunk into it. Every rank splits the vector alike, so each chunk is one host
 // collective on every rank.
-void run_pipelined(const core::CollectiveCall& call, const core::HostCollectiveRunner& host,
+void run_pipelined(const runtime::DeviceCall& call, const runtime::HostStep& host,
                    DeviceWorkspace& workspace, uint64_t chunk_bytes);
 
 // The chunk size of run_pipelined: WEFT_CUDA_STAGING_CHUNK (4M).

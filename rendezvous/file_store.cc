@@ -8,7 +8,7 @@
 #include <cstring>
 #include <thread>
 
-#include "core/base/hex.h"
+#include "base/hex.h"
 
 namespace weft::rendezvous {
 namespace {
@@ -24,7 +24,7 @@ std::string errno_text() { return std::strerror(errno); }
 
 }  // namespace
 
-FileStore::FileStore(std::string path, Deadline deadline) : path_(std::move(path)) {
+FileStore::FileStore(std::string path, base::Deadline deadline) : path_(std::move(path)) {
   if (path_.empty() || path_[0] != '/') {
     throw InvalidArgument("init_process_group(file://" + path_ +
                           "): the path must be absolute, as in file:///shared/dir/job");
@@ -48,7 +48,7 @@ void FileStore::release() {
   std::lock_guard<std::mutex> guard(mutex_);
   if (released_) return;
   released_ = true;
-  lock("release", Deadline::after(std::chrono::seconds(30)));
+  lock("release", base::Deadline::after(std::chrono::seconds(30)));
   Entries entries = read_entries("release");
   int64_t users = entries.count(kUsersKey) ? std::stoll(entries[kUsersKey]) - 1 : 0;
   if (users <= 0) {
@@ -62,7 +62,7 @@ void FileStore::release() {
   unlock();
 }
 
-void FileStore::lock(const char* op, Deadline deadline) {
+void FileStore::lock(const char* op, base::Deadline deadline) {
   auto pause = std::chrono::microseconds(100);
   while (true) {
     if (fd_ < 0) {
@@ -139,10 +139,10 @@ FileStore::Entries FileStore::read_entries(const char* op) {
     std::string stored_key = line.substr(0, space), key, value;
     if (stored_key == kUsersOnDisk) {
       key = kUsersKey;
-    } else if (!hex_decode(stored_key, key)) {
+    } else if (!base::hex_decode(stored_key, key)) {
       throw not_ours("a malformed key");
     }
-    if (!hex_decode(line.substr(space + 1), value)) throw not_ours("a malformed value");
+    if (!base::hex_decode(line.substr(space + 1), value)) throw not_ours("a malformed value");
     entries[key] = value;
   }
   return entries;
@@ -151,7 +151,8 @@ FileStore::Entries FileStore::read_entries(const char* op) {
 void FileStore::write_entries(const Entries& entries, const char* op) {
   std::string text = kHeader;
   for (const auto& [key, value] : entries) {
-    text += (key == kUsersKey ? kUsersOnDisk : hex_encode(key)) + " " + hex_encode(value) + "\n";
+    text += (key == kUsersKey ? kUsersOnDisk : base::hex_encode(key)) + " " +
+            base::hex_encode(value) + "\n";
   }
   size_t done = 0;
   while (done < text.size()) {
@@ -170,7 +171,7 @@ void FileStore::write_entries(const Entries& entries, const char* op) {
 }
 
 template <typename Change>
-void FileStore::update(const char* op, Deadline deadline, Change change) {
+void FileStore::update(const char* op, base::Deadline deadline, Change change) {
   std::lock_guard<std::mutex> guard(mutex_);
   lock(op, deadline);
   try {
@@ -183,14 +184,14 @@ void FileStore::update(const char* op, Deadline deadline, Change change) {
   unlock();
 }
 
-void FileStore::set(const std::string& key, const std::string& value, Deadline deadline) {
+void FileStore::set(const std::string& key, const std::string& value, base::Deadline deadline) {
   update("set", deadline, [&](Entries& entries) {
     entries[key] = value;
     return true;
   });
 }
 
-int64_t FileStore::add(const std::string& key, int64_t delta, Deadline deadline) {
+int64_t FileStore::add(const std::string& key, int64_t delta, base::Deadline deadline) {
   int64_t result = 0;
   update("add", deadline, [&](Entries& entries) {
     std::string& value = entries[key];
@@ -201,7 +202,7 @@ int64_t FileStore::add(const std::string& key, int64_t delta, Deadline deadline)
   return result;
 }
 
-bool FileStore::check(const std::vector<std::string>& keys, Deadline deadline) {
+bool FileStore::check(const std::vector<std::string>& keys, base::Deadline deadline) {
   bool all = true;
   update("check", deadline, [&](Entries& entries) {
     for (const auto& k : keys) all = all && entries.count(k) > 0;
@@ -210,7 +211,7 @@ bool FileStore::check(const std::vector<std::string>& keys, Deadline deadline) {
   return all;
 }
 
-bool FileStore::delete_key(const std::string& key, Deadline deadline) {
+bool FileStore::delete_key(const std::string& key, base::Deadline deadline) {
   bool existed = false;
   update("delete_key", deadline, [&](Entries& entries) {
     existed = entries.erase(key) > 0;
@@ -220,7 +221,7 @@ bool FileStore::delete_key(const std::string& key, Deadline deadline) {
 }
 
 template <typename Ready>
-void FileStore::poll(const std::vector<std::string>& keys, Deadline deadline, Ready ready) {
+void FileStore::poll(const std::vector<std::string>& keys, base::Deadline deadline, Ready ready) {
   auto pause = std::chrono::milliseconds(1);
   while (true) {
     bool done = false;
@@ -240,7 +241,7 @@ void FileStore::poll(const std::vector<std::string>& keys, Deadline deadline, Re
   }
 }
 
-std::string FileStore::get(const std::string& key, Deadline deadline) {
+std::string FileStore::get(const std::string& key, base::Deadline deadline) {
   std::string value;
   poll({key}, deadline, [&](Entries& entries) {
     auto it = entries.find(key);
@@ -251,7 +252,7 @@ std::string FileStore::get(const std::string& key, Deadline deadline) {
   return value;
 }
 
-void FileStore::wait(const std::vector<std::string>& keys, Deadline deadline) {
+void FileStore::wait(const std::vector<std::string>& keys, base::Deadline deadline) {
   poll(keys, deadline, [&](Entries& entries) {
     for (const auto& k : keys) {
       if (!entries.count(k)) return false;

@@ -20,19 +20,19 @@ class FileStore : public Store {
  public:
   // Opens or creates `path` and counts this process as a user. Throws InvalidArgument
   // naming the path when it cannot be created or is not a weft rendezvous file.
-  FileStore(std::string path, Deadline deadline);
+  FileStore(std::string path, base::Deadline deadline);
   // Releases this process's use, if release() was not called.
   ~FileStore() override;
 
   FileStore(const FileStore&) = delete;
   FileStore& operator=(const FileStore&) = delete;
 
-  void set(const std::string& key, const std::string& value, Deadline deadline) override;
-  std::string get(const std::string& key, Deadline deadline) override;
-  int64_t add(const std::string& key, int64_t delta, Deadline deadline) override;
-  void wait(const std::vector<std::string>& keys, Deadline deadline) override;
-  bool check(const std::vector<std::string>& keys, Deadline deadline) override;
-  bool delete_key(const std::string& key, Deadline deadline) override;
+  void set(const std::string& key, const std::string& value, base::Deadline deadline) override;
+  std::string get(const std::string& key, base::Deadline deadline) override;
+  int64_t add(const std::string& key, int64_t delta, base::Deadline deadline) override;
+  void wait(const std::vector<std::string>& keys, base::Deadline deadline) override;
+  bool check(const std::vector<std::string>& keys, base::Deadline deadline) override;
+  bool delete_key(const std::string& key, base::Deadline deadline) override;
   std::string describe() const override { return "rendezvous file " + path_; }
 
   // This process is done with the file; the last user removes it. Idempotent.
@@ -46,15 +46,15 @@ class FileStore : public Store {
   // Runs `change` on the file's entries under the lock and writes them back if it
   // returns true. TimeoutError when the lock cannot be had by `deadline`.
   template <typename Change>
-  void update(const char* op, Deadline deadline, Change change);
+  void update(const char* op, base::Deadline deadline, Change change);
   // Locks the file behind path_, reopening when the path was removed or replaced.
-  void lock(const char* op, Deadline deadline);
+  void lock(const char* op, base::Deadline deadline);
   void unlock();
   Entries read_entries(const char* op);
   void write_entries(const Entries& entries, const char* op);
   // Polls `ready` (called under the lock) until it holds or `deadline` passes.
   template <typename Ready>
-  void poll(const std::vector<std::string>& keys, Deadline deadline, Ready ready);
+  void poll(const std::vector<std::string>& keys, base::Deadline deadline, Ready ready);
 
   std::string path_;
   std::mutex mutex_;  // fcntl locks are per process: threads take turns here first

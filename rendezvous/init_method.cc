@@ -1,8 +1,8 @@
 #include "rendezvous/init_method.h"
 
-#include "core/base/env.h"
+#include "base/env.h"
+#include "base/socket.h"
 #include "rendezvous/launcher_detection.h"
-#include "transport/tcp/socket.h"
 #include "weft/error.h"
 
 namespace weft::rendezvous {
@@ -10,7 +10,9 @@ namespace {
 
 const char* kOp = "init_process_group";
 
-int int_from_env(const char* name) { return static_cast<int>(env::get_int(name, -1, 0, 1 << 30)); }
+int int_from_env(const char* name) {
+  return static_cast<int>(base::env::get_int(name, -1, 0, 1 << 30));
+}
 
 }  // namespace
 
@@ -33,7 +35,7 @@ namespace {
 
 bool is_multicast(const std::string& host) {
   try {
-    for (const auto& a : tcp::resolve(host, 0)) {
+    for (const auto& a : base::resolve(host, 0)) {
       std::string h = a.host();
       if (a.family() == AF_INET) {
         int first = std::stoi(h.substr(0, h.find('.')));
@@ -64,11 +66,11 @@ void take_size_and_optional_rank(InitSpec& spec, const std::string& method, cons
 
 InitSpec parse_init_method(const std::string& init_method, int world_size, int rank) {
   InitSpec spec;
-  spec.launcher_hosts_store = env::get_int("WEFT_LAUNCHER_STORE", 0, 0, 1) == 1;
+  spec.launcher_hosts_store = base::env::get_int("WEFT_LAUNCHER_STORE", 0, 0, 1) == 1;
   std::string method = init_method.empty() ? "env://" : init_method;
   if (method == "env://") {
-    auto addr = env::get("MASTER_ADDR");
-    auto port = env::get("MASTER_PORT");
+    auto addr = base::env::get("MASTER_ADDR");
+    auto port = base::env::get("MASTER_PORT");
     int env_size = int_from_env("WORLD_SIZE");
     int env_rank = int_from_env("RANK");
     // Without a rank and a size from anywhere, the launcher's own variables give them
@@ -104,10 +106,10 @@ InitSpec parse_init_method(const std::string& init_method, int world_size, int r
                             " (env:// needs MASTER_ADDR, MASTER_PORT, WORLD_SIZE and RANK)");
     }
     spec.store_host = *addr;
-    spec.store_port = tcp::parse_port(*port, "MASTER_PORT");
+    spec.store_port = base::parse_port(*port, "MASTER_PORT");
   } else if (method.rfind("tcp://", 0) == 0) {
     auto [host, port] =
-        tcp::split_host_port(method.substr(6), std::string(kOp) + "(" + method + ")");
+        base::split_host_port(method.substr(6), std::string(kOp) + "(" + method + ")");
     spec.store_host = host;
     spec.store_port = port;
     if (is_multicast(host)) {

@@ -5,9 +5,9 @@
 #include <cerrno>
 #include <thread>
 
-#include "core/base/host_identity.h"
-#include "core/base/log.h"
-#include "core/base/random_id.h"
+#include "base/host_identity.h"
+#include "base/log.h"
+#include "base/random_id.h"
 #include "weft/error.h"
 
 namespace weft::rendezvous {
@@ -24,23 +24,24 @@ std::string claim_key(int rank) { return "rank/" + std::to_string(rank) + "/clai
 std::string owner_key(int rank) { return "rank/" + std::to_string(rank) + "/owner"; }
 
 uint64_t draw_job_id() {
-  return random_id() ^
+  return base::random_id() ^
          static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
 }
 
-[[noreturn]] void throw_aborted(Store& store, int rank, Deadline deadline) {
-  std::string reason = store.get(kAbortKey, deadline.min(Deadline::after(std::chrono::seconds(5))));
+[[noreturn]] void throw_aborted(Store& store, int rank, base::Deadline deadline) {
+  std::string reason =
+      store.get(kAbortKey, deadline.min(base::Deadline::after(std::chrono::seconds(5))));
   throw InvalidArgument("init_process_group (rank " + std::to_string(rank) +
                         "): the rendezvous was aborted: " + reason);
 }
 
 }  // namespace
 
-void throw_if_aborted(Store& store, int rank, Deadline deadline) {
+void throw_if_aborted(Store& store, int rank, base::Deadline deadline) {
   if (store.check({kAbortKey}, deadline)) throw_aborted(store, rank, deadline);
 }
 
-void abort_join(Store& store, const std::string& reason, Deadline deadline) {
+void abort_join(Store& store, const std::string& reason, base::Deadline deadline) {
   try {
     store.set(kAbortKey, reason, deadline);
   } catch (const Error& e) {
@@ -57,14 +58,14 @@ bool owner_is_gone(const std::string& owner_text) {
   const std::string owner = owner_text.substr(0, owner_text.find(' '));
   size_t colon = owner.rfind(':');
   if (colon == std::string::npos) return false;
-  if (owner.substr(0, colon) != local_host_identity().hostname) return false;
+  if (owner.substr(0, colon) != base::local_host_identity().hostname) return false;
   long pid = std::strtol(owner.c_str() + colon + 1, nullptr, 10);
   return pid > 0 && kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
 }
 
 }  // namespace
 
-void refuse_leftover_job(Store& store, const std::string& where, Deadline deadline) {
+void refuse_leftover_job(Store& store, const std::string& where, base::Deadline deadline) {
   const std::string remedy = "; if no job uses it any more, remove it (or pick another group_name)";
   if (store.check({kAbortKey}, deadline)) {
     throw InvalidArgument("init_process_group(" + where + "): an earlier rendezvous of this " +
@@ -93,7 +94,7 @@ void refuse_leftover_job(Store& store, const std::string& where, Deadline deadli
   }
 }
 
-int assign_rank(Store& store, int world_size, const std::string& self, Deadline deadline) {
+int assign_rank(Store& store, int world_size, const std::string& self, base::Deadline deadline) {
   while (true) {
     int64_t next = store.add(kNextRankKey, 1, deadline) - 1;
     if (next >= world_size) {
@@ -110,7 +111,7 @@ int assign_rank(Store& store, int world_size, const std::string& self, Deadline 
 namespace {
 
 [[noreturn]] void throw_missing(Store& store, const std::string& me, int world_size) {
-  Deadline d = Deadline::after(std::chrono::seconds(5));
+  base::Deadline d = base::Deadline::after(std::chrono::seconds(5));
   int64_t joined = store.add(kJoinedKey, 0, d);
   std::string missing, present;
   int shown = 0, listed = 0;
@@ -135,8 +136,8 @@ namespace {
 
 // Polls until `done()` holds, failing on an abort or at the deadline.
 template <typename Done>
-void poll_until(Store& store, int rank, int world_size, const std::string& me, Deadline deadline,
-                Done done) {
+void poll_until(Store& store, int rank, int world_size, const std::string& me,
+                base::Deadline deadline, Done done) {
   auto pause = std::chrono::milliseconds(1);
   while (true) {
     if (store.check({kAbortKey}, deadline)) throw_aborted(store, rank, deadline);
@@ -150,7 +151,7 @@ void poll_until(Store& store, int rank, int world_size, const std::string& me, D
 }  // namespace
 
 JoinResult join_world(Store& store, int rank, int world_size, const std::string& record,
-                      const std::string& self, Deadline deadline) {
+                      const std::string& self, base::Deadline deadline) {
   const std::string me = "rank " + std::to_string(rank) + " (" + self + ")";
   JoinResult result;
   // Everyone agrees with rank 0 on the world size before anyone counts as joined, so a
@@ -176,7 +177,8 @@ JoinResult join_world(Store& store, int rank, int world_size, const std::string&
   if (store.add(claim_key(rank), 1, deadline) > 1) {
     std::string holder = "another process";
     try {
-      holder = store.get(owner_key(rank), deadline.min(Deadline::after(std::chrono::seconds(2))));
+      holder =
+          store.get(owner_key(rank), deadline.min(base::Deadline::after(std::chrono::seconds(2))));
     } catch (const Error&) {
     }
     std::string reason =

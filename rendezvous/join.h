@@ -24,24 +24,24 @@ struct JoinResult {
 // it advertised to its peers, so a timeout shows who joined from where. The leading
 // "host:pid" is what refuse_leftover_job() checks for liveness.
 JoinResult join_world(Store& store, int rank, int world_size, const std::string& record,
-                      const std::string& self, Deadline deadline);
+                      const std::string& self, base::Deadline deadline);
 
 // For stores that outlive their jobs (FileStore): InvalidArgument, saying what was found
 // and what to do, when the store already holds a job of this name that assembled or
 // failed, or one a process on this host joined and has since died. Such a store is a
 // leftover of a killed job, or a running job's; it is never joined.
-void refuse_leftover_job(Store& store, const std::string& where, Deadline deadline);
+void refuse_leftover_job(Store& store, const std::string& where, base::Deadline deadline);
 
 // The next rank no process has claimed, for a process started without one. InvalidArgument
 // when all world_size ranks are taken.
-int assign_rank(Store& store, int world_size, const std::string& self, Deadline deadline);
+int assign_rank(Store& store, int world_size, const std::string& self, base::Deadline deadline);
 
 // Tells every rank waiting in join_world that the job cannot assemble, and why. Best
 // effort: errors reaching the store are ignored.
-void abort_join(Store& store, const std::string& reason, Deadline deadline);
+void abort_join(Store& store, const std::string& reason, base::Deadline deadline);
 
 // Throws the InvalidArgument every waiting rank gets once some process has aborted the
 // join; for steps after join_world that wait on peers (connecting to them).
-void throw_if_aborted(Store& store, int rank, Deadline deadline);
+void throw_if_aborted(Store& store, int rank, base::Deadline deadline);
 
 }  // namespace weft::rendezvous

@@ -1,8 +1,8 @@
 #include "rendezvous/launcher_detection.h"
 
-#include "core/base/env.h"
+#include "base/env.h"
+#include "base/socket.h"
 #include "rendezvous/hostlist.h"
-#include "transport/tcp/socket.h"
 #include "weft/error.h"
 
 namespace weft::rendezvous {
@@ -12,26 +12,26 @@ const std::string kOp = "init_process_group(env://)";
 
 // The integer in `name`, which must be set when `required`; -1 when absent.
 int env_int(const char* name, bool required, const std::string& launcher) {
-  auto text = env::get(name);
+  auto text = base::env::get(name);
   if (!text) {
     if (!required) return -1;
     throw InvalidArgument(kOp + ": started by " + launcher + " (as the environment shows), but " +
                           name + " is not set");
   }
-  return static_cast<int>(env::get_int(name, -1, 0, 1 << 30));
+  return static_cast<int>(base::env::get_int(name, -1, 0, 1 << 30));
 }
 
 // WEFT_PORT, else MASTER_PORT, else the port derived from the job's id.
 uint16_t store_port(uint64_t job_id) {
   for (const char* name : {"WEFT_PORT", "MASTER_PORT"}) {
-    if (auto text = env::get(name)) return tcp::parse_port(*text, name);
+    if (auto text = base::env::get(name)) return base::parse_port(*text, name);
   }
   return port_for_job(job_id);
 }
 
-// A job or step id (absent: 0); env::get_int names the variable when it is not a number.
+// A job or step id (absent: 0); base::env::get_int names the variable when it is not a number.
 uint64_t env_id(const char* name) {
-  return static_cast<uint64_t>(env::get_int(name, 0, 0, INT64_MAX));
+  return static_cast<uint64_t>(base::env::get_int(name, 0, 0, INT64_MAX));
 }
 
 void check_rank(const LaunchedBy& l, const char* rank_var) {
@@ -43,7 +43,7 @@ void check_rank(const LaunchedBy& l, const char* rank_var) {
 }
 
 std::optional<LaunchedBy> open_mpi() {
-  if (!env::get("OMPI_COMM_WORLD_RANK")) return std::nullopt;
+  if (!base::env::get("OMPI_COMM_WORLD_RANK")) return std::nullopt;
   LaunchedBy l;
   l.launcher = "Open MPI";
   l.rank = env_int("OMPI_COMM_WORLD_RANK", true, l.launcher);
@@ -51,7 +51,7 @@ std::optional<LaunchedBy> open_mpi() {
   l.local_rank = std::max(0, env_int("OMPI_COMM_WORLD_LOCAL_RANK", false, l.launcher));
   check_rank(l, "OMPI_COMM_WORLD_RANK");
   int local_size = env_int("OMPI_COMM_WORLD_LOCAL_SIZE", false, l.launcher);
-  if (auto addr = env::get("MASTER_ADDR")) {
+  if (auto addr = base::env::get("MASTER_ADDR")) {
     l.store_host = *addr;
   } else if (local_size == l.world_size) {
     l.store_host = "127.0.0.1";  // every rank on this host
@@ -65,7 +65,7 @@ std::optional<LaunchedBy> open_mpi() {
 }
 
 std::optional<LaunchedBy> pmi() {
-  if (!env::get("PMI_RANK") || !env::get("PMI_FD")) return std::nullopt;
+  if (!base::env::get("PMI_RANK") || !base::env::get("PMI_FD")) return std::nullopt;
   LaunchedBy l;
   l.launcher = "PMI";
   l.rank = env_int("PMI_RANK", true, l.launcher);
@@ -78,18 +78,19 @@ std::optional<LaunchedBy> pmi() {
 }
 
 std::optional<LaunchedBy> slurm() {
-  if (!env::get("SLURM_PROCID")) return std::nullopt;
+  if (!base::env::get("SLURM_PROCID")) return std::nullopt;
   LaunchedBy l;
   l.launcher = "Slurm";
   l.rank = env_int("SLURM_PROCID", true, l.launcher);
-  const char* size_var = env::get("SLURM_STEP_NUM_TASKS") ? "SLURM_STEP_NUM_TASKS" : "SLURM_NTASKS";
+  const char* size_var =
+      base::env::get("SLURM_STEP_NUM_TASKS") ? "SLURM_STEP_NUM_TASKS" : "SLURM_NTASKS";
   l.world_size = env_int(size_var, true, l.launcher);
   l.local_rank = std::max(0, env_int("SLURM_LOCALID", false, l.launcher));
   check_rank(l, "SLURM_PROCID");
   const char* nodes_var =
-      env::get("SLURM_STEP_NODELIST") ? "SLURM_STEP_NODELIST" : "SLURM_JOB_NODELIST";
-  auto nodes = env::get(nodes_var);
-  if (auto addr = env::get("MASTER_ADDR")) {
+      base::env::get("SLURM_STEP_NODELIST") ? "SLURM_STEP_NODELIST" : "SLURM_JOB_NODELIST";
+  auto nodes = base::env::get(nodes_var);
+  if (auto addr = base::env::get("MASTER_ADDR")) {
     l.store_host = *addr;
   } else if (nodes) {
     l.store_host = first_host(*nodes, nodes_var);

@@ -13,12 +13,12 @@
 #include <mutex>
 #include <sstream>
 
-#include "core/base/env.h"
-#include "core/base/fnv_hash.h"
-#include "core/base/hex.h"
-#include "core/base/log.h"
-#include "core/base/random_id.h"
-#include "transport/tcp/socket.h"
+#include "base/env.h"
+#include "base/fnv_hash.h"
+#include "base/hex.h"
+#include "base/log.h"
+#include "base/random_id.h"
+#include "base/socket.h"
 #include "weft/error.h"
 
 namespace weft::rendezvous {
@@ -58,7 +58,7 @@ bool decode(const std::string& text, Announcement& a) {
 // Of the nonces in order (a std::map keeps them sorted).
 template <typename Members>
 uint64_t digest_of(const Members& members) {
-  Fnv1a hash;
+  base::Fnv1a hash;
   for (const auto& entry : members) hash.add(entry.first);
   return hash.value();
 }
@@ -74,8 +74,8 @@ struct MulticastDiscovery::State {
     uint64_t digest = 0;
   };
 
-  tcp::Fd fd;
-  tcp::SocketAddress group;
+  base::Fd fd;
+  base::SocketAddress group;
   Announcement self;
   std::string group_name;
   std::mutex mutex;
@@ -89,11 +89,11 @@ struct MulticastDiscovery::State {
 MulticastDiscovery::MulticastDiscovery(const std::string& group, uint16_t port,
                                        std::string group_name, int world_size, int requested_rank,
                                        uint16_t candidate_store_port)
-    : where_("tcp://" + tcp::format_host_port(group, port)), state_(std::make_unique<State>()) {
+    : where_("tcp://" + base::format_host_port(group, port)), state_(std::make_unique<State>()) {
   State& s = *state_;
-  s.group = tcp::resolve(group, port).front();
-  s.self = {random_id(), world_size, requested_rank,        candidate_store_port,
-            0,           0,          hex_encode(group_name)};
+  s.group = base::resolve(group, port).front();
+  s.self = {base::random_id(),           world_size, requested_rank, candidate_store_port, 0, 0,
+            base::hex_encode(group_name)};
   s.group_name = group_name.empty() ? "default" : std::move(group_name);
   // This member, reached over loopback should it become rank 0 (only it dials itself by
   // this entry; the others use the address its datagrams came from).
@@ -104,16 +104,16 @@ MulticastDiscovery::MulticastDiscovery(const std::string& group, uint16_t port,
     return InvalidArgument("init_process_group(" + where_ + "): " + step + ": " +
                            std::strerror(errno));
   };
-  s.fd = tcp::Fd(socket(s.group.family(), SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  s.fd = base::Fd(socket(s.group.family(), SOCK_DGRAM | SOCK_CLOEXEC, 0));
   if (!s.fd) throw fail("cannot open a UDP socket");
-  int one = 1, hops = static_cast<int>(env::get_int("WEFT_MULTICAST_TTL", 1, 1, 255));
+  int one = 1, hops = static_cast<int>(base::env::get_int("WEFT_MULTICAST_TTL", 1, 1, 255));
   // Every member on a host binds the same port.
   setsockopt(s.fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
   // IPv4: bound to the group, so only its datagrams arrive. IPv6 cannot bind a
   // link-scope group without naming the interface; the datagrams' magic filters there.
-  tcp::SocketAddress bound = v6 ? tcp::resolve("::", port).front() : s.group;
+  base::SocketAddress bound = v6 ? base::resolve("::", port).front() : s.group;
   if (bind(s.fd.get(), bound.get(), bound.length) != 0) throw fail("cannot bind the group's port");
-  auto ifname = env::get("WEFT_SOCKET_IFNAME");
+  auto ifname = base::env::get("WEFT_SOCKET_IFNAME");
   unsigned ifindex = ifname ? if_nametoindex(ifname->c_str()) : 0;
   if (ifname && ifindex == 0) {
     throw InvalidArgument("init_process_group(" + where_ + "): WEFT_SOCKET_IFNAME=" + *ifname +
@@ -190,8 +190,8 @@ void MulticastDiscovery::announce_loop() {
     Announcement a;
     if (n <= 0 || !decode(std::string(buffer, static_cast<size_t>(n)), a)) continue;
     if (a.group_hex != s.self.group_hex || a.world_size != s.self.world_size) continue;
-    tcp::SocketAddress sender =
-        tcp::SocketAddress::from(reinterpret_cast<sockaddr*>(&from), from_length);
+    base::SocketAddress sender =
+        base::SocketAddress::from(reinterpret_cast<sockaddr*>(&from), from_length);
     // A host whose only interface is loopback sends from the unspecified address.
     std::string host = sender.host();
     if (host == "0.0.0.0" || host == "::")
@@ -232,7 +232,7 @@ void MulticastDiscovery::announce_loop() {
   }
 }
 
-DiscoveredJob MulticastDiscovery::discover(Deadline deadline) {
+DiscoveredJob MulticastDiscovery::discover(base::Deadline deadline) {
   State& s = *state_;
   std::unique_lock<std::mutex> lock(s.mutex);
   while (!s.complete && s.failure.empty()) {
@@ -281,7 +281,7 @@ DiscoveredJob MulticastDiscovery::discover(Deadline deadline) {
   job.store_host = root.host;
   job.store_port = root.store_port;
   WEFT_LOG(INFO) << where_ << ": " << n << " members found; this one is rank " << job.rank
-                 << ", rank 0 at " << tcp::format_host_port(root.host, root.store_port);
+                 << ", rank 0 at " << base::format_host_port(root.host, root.store_port);
   return job;
 }
 

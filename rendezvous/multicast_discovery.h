@@ -22,7 +22,7 @@
 #include <string>
 #include <thread>
 
-#include "core/base/deadline.h"
+#include "base/deadline.h"
 
 namespace weft::rendezvous {
 
@@ -50,7 +50,7 @@ class MulticastDiscovery {
 
   // Waits until every member has heard of every other. TimeoutError listing the members
   // heard of; InvalidArgument for too many members or a rank asked for twice.
-  DiscoveredJob discover(Deadline deadline);
+  DiscoveredJob discover(base::Deadline deadline);
 
  private:
   struct State;

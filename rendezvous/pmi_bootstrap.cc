@@ -4,10 +4,10 @@
 #include <mutex>
 #include <optional>
 
-#include "core/base/env.h"
-#include "core/base/log.h"
+#include "base/env.h"
+#include "base/log.h"
+#include "base/socket.h"
 #include "rendezvous/pmi_client.h"
-#include "transport/tcp/socket.h"
 #include "weft/error.h"
 
 namespace weft::rendezvous {
@@ -41,8 +41,8 @@ PmiClient& pmi_client() {
 // advertise to its peers (WEFT_SOCKET_IFNAME's, else a non-loopback one), else the first
 // of any family, else loopback (a host with nothing else: all ranks are here).
 std::string advertised_host() {
-  std::vector<std::string> hosts = tcp::advertised_addresses(env::get("WEFT_SOCKET_IFNAME"),
-                                                             tcp::resolve("127.0.0.1", 0).front());
+  std::vector<std::string> hosts = base::advertised_addresses(
+      base::env::get("WEFT_SOCKET_IFNAME"), base::resolve("127.0.0.1", 0).front());
   for (const auto& host : hosts) {
     if (host.find(':') == std::string::npos) return host;
   }
@@ -56,13 +56,13 @@ void find_store_over_pmi(InitSpec& spec, std::unique_ptr<TcpStoreServer>& server
   PmiClient& pmi = pmi_client();
   const std::string key = "weft-store-" + std::to_string(round++);
   if (spec.rank == 0) {
-    server = std::make_unique<TcpStoreServer>(tcp::wildcard_address(AF_INET, 0));
+    server = std::make_unique<TcpStoreServer>(base::wildcard_address(AF_INET, 0));
     std::string host = advertised_host();
-    pmi.put(key, tcp::format_host_port(host, server->port()));
+    pmi.put(key, base::format_host_port(host, server->port()));
   }
   pmi.barrier();
   std::string where = pmi.get(key);
-  auto [host, port] = tcp::split_host_port(where, "the store address rank 0 put into PMI");
+  auto [host, port] = base::split_host_port(where, "the store address rank 0 put into PMI");
   spec.store_host = host;
   spec.store_port = port;
   WEFT_LOG(INFO) << "PMI: rank " << spec.rank << " of " << spec.world_size << " (kvs "

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/base/env.h"
+#include "base/env.h"
 #include "weft/error.h"
 
 namespace weft::rendezvous {
@@ -45,7 +45,7 @@ std::optional<int> parse_int(const std::string& text) {
 
 // A PMI_* variable as a number in [min, max]; nullopt when unset.
 std::optional<int> int_variable(const char* name, int min, int max) {
-  std::optional<std::string> text = env::get(name);
+  std::optional<std::string> text = base::env::get(name);
   if (!text) return std::nullopt;
   std::optional<int> value = parse_int(*text);
   if (!value || *value < min || *value > max) {

@@ -32,7 +32,7 @@
 #include <optional>
 #include <string>
 
-#include "transport/tcp/socket.h"
+#include "base/socket.h"
 
 namespace weft::rendezvous {
 
@@ -95,7 +95,7 @@ class PmiClient {
   void check_token(const std::string& op, const char* kind, const std::string& token,
                    size_t max_length, bool allow_empty) const;
 
-  tcp::Fd fd_;
+  base::Fd fd_;
   int fd_number_ = -1;  // for messages, also after finalize() closed fd_
   int rank_ = -1;
   int size_ = -1;

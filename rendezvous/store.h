@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/base/deadline.h"
+#include "base/deadline.h"
 #include "weft/error.h"
 
 namespace weft::rendezvous {
@@ -24,17 +24,17 @@ class Store {
  public:
   virtual ~Store() = default;
 
-  virtual void set(const std::string& key, const std::string& value, Deadline deadline) = 0;
+  virtual void set(const std::string& key, const std::string& value, base::Deadline deadline) = 0;
   // The value of `key`, waiting until some process sets it.
-  virtual std::string get(const std::string& key, Deadline deadline) = 0;
+  virtual std::string get(const std::string& key, base::Deadline deadline) = 0;
   // Adds `delta` to the integer at `key` (absent: 0) and returns the new value.
-  virtual int64_t add(const std::string& key, int64_t delta, Deadline deadline) = 0;
+  virtual int64_t add(const std::string& key, int64_t delta, base::Deadline deadline) = 0;
   // Waits until every key exists.
-  virtual void wait(const std::vector<std::string>& keys, Deadline deadline) = 0;
+  virtual void wait(const std::vector<std::string>& keys, base::Deadline deadline) = 0;
   // Whether every key exists now; never waits for them.
-  virtual bool check(const std::vector<std::string>& keys, Deadline deadline) = 0;
+  virtual bool check(const std::vector<std::string>& keys, base::Deadline deadline) = 0;
   // Removes `key`; false if it did not exist.
-  virtual bool delete_key(const std::string& key, Deadline deadline) = 0;
+  virtual bool delete_key(const std::string& key, base::Deadline deadline) = 0;
 
   // e.g. "store at 127.0.0.1:29500", for error messages.
   virtual std::string describe() const = 0;
@@ -46,22 +46,22 @@ class PrefixStore : public Store {
  public:
   PrefixStore(std::string prefix, Store& inner) : prefix_(std::move(prefix) + "/"), inner_(inner) {}
 
-  void set(const std::string& key, const std::string& value, Deadline deadline) override {
+  void set(const std::string& key, const std::string& value, base::Deadline deadline) override {
     inner_.set(prefix_ + key, value, deadline);
   }
-  std::string get(const std::string& key, Deadline deadline) override {
+  std::string get(const std::string& key, base::Deadline deadline) override {
     return inner_.get(prefix_ + key, deadline);
   }
-  int64_t add(const std::string& key, int64_t delta, Deadline deadline) override {
+  int64_t add(const std::string& key, int64_t delta, base::Deadline deadline) override {
     return inner_.add(prefix_ + key, delta, deadline);
   }
-  void wait(const std::vector<std::string>& keys, Deadline deadline) override {
+  void wait(const std::vector<std::string>& keys, base::Deadline deadline) override {
     inner_.wait(prefixed(keys), deadline);
   }
-  bool check(const std::vector<std::string>& keys, Deadline deadline) override {
+  bool check(const std::vector<std::string>& keys, base::Deadline deadline) override {
     return inner_.check(prefixed(keys), deadline);
   }
-  bool delete_key(const std::string& key, Deadline deadline) override {
+  bool delete_key(const std::string& key, base::Deadline deadline) override {
     return inner_.delete_key(prefix_ + key, deadline);
   }
   std::string describe() const override { return inner_.describe(); }

@@ -2,9 +2,9 @@
 
 #include <thread>
 
-#include "core/base/env.h"
-#include "core/base/log.h"
-#include "core/base/wire.h"
+#include "base/env.h"
+#include "base/log.h"
+#include "base/wire.h"
 #include "rendezvous/tcp_store_protocol.h"
 
 namespace weft::rendezvous {
@@ -14,13 +14,14 @@ namespace {
 // before it concludes the server itself is gone.
 constexpr auto kReplyGrace = std::chrono::seconds(10);
 
-uint64_t timeout_ms(Deadline deadline) {
+uint64_t timeout_ms(base::Deadline deadline) {
   if (deadline.is_never()) return kNoTimeout;
   return static_cast<uint64_t>(deadline.remaining().count());
 }
 
-WireWriter request(StoreOp op, Deadline deadline, const std::vector<std::string>& keys) {
-  WireWriter w;
+base::WireWriter request(StoreOp op, base::Deadline deadline,
+                         const std::vector<std::string>& keys) {
+  base::WireWriter w;
   w.u8(static_cast<uint8_t>(op)).u64(timeout_ms(deadline)).u32(static_cast<uint32_t>(keys.size()));
   for (const auto& k : keys) w.str(k);
   return w;
@@ -34,9 +35,9 @@ std::string join_keys(const std::vector<std::string>& keys) {
 
 }  // namespace
 
-TcpStoreClient::TcpStoreClient(const std::string& host, uint16_t port, Deadline deadline)
-    : endpoint_(tcp::format_host_port(host, port)) {
-  auto addresses = tcp::resolve(host, port);
+TcpStoreClient::TcpStoreClient(const std::string& host, uint16_t port, base::Deadline deadline)
+    : endpoint_(base::format_host_port(host, port)) {
+  auto addresses = base::resolve(host, port);
   std::string last_error;
   int attempts = 0;
   auto pause = std::chrono::milliseconds(10);
@@ -44,7 +45,8 @@ TcpStoreClient::TcpStoreClient(const std::string& host, uint16_t port, Deadline 
     for (const auto& address : addresses) {
       ++attempts;
       try {
-        fd_ = tcp::connect_to(address, deadline.min(Deadline::after(std::chrono::seconds(5))));
+        fd_ =
+            base::connect_to(address, deadline.min(base::Deadline::after(std::chrono::seconds(5))));
         WEFT_LOG(INFO) << "connected to the rendezvous store at " << address.to_string()
                        << " after " << attempts << " attempt(s)";
         break;
@@ -65,8 +67,8 @@ TcpStoreClient::TcpStoreClient(const std::string& host, uint16_t port, Deadline 
                      "); is rank 0 running, and are MASTER_ADDR/MASTER_PORT right?");
 }
 
-void TcpStoreClient::authenticate(Deadline deadline) {
-  auto token = env::get("WEFT_AUTH_TOKEN");
+void TcpStoreClient::authenticate(base::Deadline deadline) {
+  auto token = base::env::get("WEFT_AUTH_TOKEN");
   if (!token) return;
   try {
     call(request(StoreOp::kAuth, deadline, {*token}).take(), deadline, "authenticate");
@@ -76,19 +78,19 @@ void TcpStoreClient::authenticate(Deadline deadline) {
   }
 }
 
-tcp::SocketAddress TcpStoreClient::local_address() const { return tcp::local_address(fd_.get()); }
+base::SocketAddress TcpStoreClient::local_address() const { return base::local_address(fd_.get()); }
 
-std::string TcpStoreClient::call(const std::string& req, Deadline deadline,
+std::string TcpStoreClient::call(const std::string& req, base::Deadline deadline,
                                  const std::string& op_name) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!fd_) throw StoreLost(describe() + ": connection lost by an earlier call");
   std::string what = describe() + " (" + op_name + ")";
-  Deadline reply_deadline =
-      deadline.is_never() ? deadline : Deadline::after(deadline.remaining() + kReplyGrace);
+  base::Deadline reply_deadline =
+      deadline.is_never() ? deadline : base::Deadline::after(deadline.remaining() + kReplyGrace);
   std::string reply;
   try {
-    tcp::send_record(fd_.get(), req, reply_deadline, what);
-    reply = tcp::recv_record(fd_.get(), kMaxStoreRecord, reply_deadline, what);
+    base::send_record(fd_.get(), req, reply_deadline, what);
+    reply = base::recv_record(fd_.get(), kMaxStoreRecord, reply_deadline, what);
   } catch (const Error& e) {
     fd_.reset();  // the stream may be out of step now
     if (e.code() == ErrorCode::kPeer) {
@@ -100,44 +102,45 @@ std::string TcpStoreClient::call(const std::string& req, Deadline deadline,
   auto status = static_cast<StoreStatus>(static_cast<uint8_t>(reply[0]));
   std::string body = reply.substr(1);
   if (status == StoreStatus::kTimedOut) {
-    std::string missing = WireReader(body, "store reply").str();
+    std::string missing = base::WireReader(body, "store reply").str();
     throw TimeoutError(what + ": timed out waiting for key(s): " + missing);
   }
   if (status != StoreStatus::kOk) {
-    throw Error(ErrorCode::kInternal,
-                what + ": the store refused the request: " + WireReader(body, "store reply").str());
+    throw Error(ErrorCode::kInternal, what + ": the store refused the request: " +
+                                          base::WireReader(body, "store reply").str());
   }
   return body;
 }
 
-void TcpStoreClient::set(const std::string& key, const std::string& value, Deadline deadline) {
+void TcpStoreClient::set(const std::string& key, const std::string& value,
+                         base::Deadline deadline) {
   call(request(StoreOp::kSet, deadline, {key}).str(value).take(), deadline, "set " + key);
 }
 
-std::string TcpStoreClient::get(const std::string& key, Deadline deadline) {
+std::string TcpStoreClient::get(const std::string& key, base::Deadline deadline) {
   std::string body = call(request(StoreOp::kGet, deadline, {key}).take(), deadline, "get " + key);
-  return WireReader(body, "store reply").str();
+  return base::WireReader(body, "store reply").str();
 }
 
-int64_t TcpStoreClient::add(const std::string& key, int64_t delta, Deadline deadline) {
+int64_t TcpStoreClient::add(const std::string& key, int64_t delta, base::Deadline deadline) {
   std::string body =
       call(request(StoreOp::kAdd, deadline, {key}).i64(delta).take(), deadline, "add " + key);
-  return WireReader(body, "store reply").i64();
+  return base::WireReader(body, "store reply").i64();
 }
 
-void TcpStoreClient::wait(const std::vector<std::string>& keys, Deadline deadline) {
+void TcpStoreClient::wait(const std::vector<std::string>& keys, base::Deadline deadline) {
   call(request(StoreOp::kWait, deadline, keys).take(), deadline, "wait " + join_keys(keys));
 }
 
-bool TcpStoreClient::check(const std::vector<std::string>& keys, Deadline deadline) {
+bool TcpStoreClient::check(const std::vector<std::string>& keys, base::Deadline deadline) {
   std::string body = call(request(StoreOp::kCheck, deadline, keys).take(), deadline, "check");
-  return WireReader(body, "store reply").u8() != 0;
+  return base::WireReader(body, "store reply").u8() != 0;
 }
 
-bool TcpStoreClient::delete_key(const std::string& key, Deadline deadline) {
+bool TcpStoreClient::delete_key(const std::string& key, base::Deadline deadline) {
   std::string body =
       call(request(StoreOp::kDelete, deadline, {key}).take(), deadline, "delete " + key);
-  return WireReader(body, "store reply").u8() != 0;
+  return base::WireReader(body, "store reply").u8() != 0;
 }
 
 }  // namespace weft::rendezvous

@@ -6,8 +6,8 @@
 #include <mutex>
 #include <string>
 
+#include "base/socket.h"
 #include "rendezvous/store.h"
-#include "transport/tcp/socket.h"
 
 namespace weft::rendezvous {
 
@@ -15,29 +15,29 @@ class TcpStoreClient : public Store {
  public:
   // Throws naming host:port (and the last connect error) when no server answers by
   // `deadline`; InvalidArgument when the server refuses this process's WEFT_AUTH_TOKEN.
-  TcpStoreClient(const std::string& host, uint16_t port, Deadline deadline);
+  TcpStoreClient(const std::string& host, uint16_t port, base::Deadline deadline);
 
-  void set(const std::string& key, const std::string& value, Deadline deadline) override;
-  std::string get(const std::string& key, Deadline deadline) override;
-  int64_t add(const std::string& key, int64_t delta, Deadline deadline) override;
-  void wait(const std::vector<std::string>& keys, Deadline deadline) override;
-  bool check(const std::vector<std::string>& keys, Deadline deadline) override;
-  bool delete_key(const std::string& key, Deadline deadline) override;
+  void set(const std::string& key, const std::string& value, base::Deadline deadline) override;
+  std::string get(const std::string& key, base::Deadline deadline) override;
+  int64_t add(const std::string& key, int64_t delta, base::Deadline deadline) override;
+  void wait(const std::vector<std::string>& keys, base::Deadline deadline) override;
+  bool check(const std::vector<std::string>& keys, base::Deadline deadline) override;
+  bool delete_key(const std::string& key, base::Deadline deadline) override;
   std::string describe() const override { return "rendezvous store at " + endpoint_; }
 
   // The address of this end of the connection: the local address that routes to the
   // store, which is what a rank advertises to its peers by default.
-  tcp::SocketAddress local_address() const;
+  base::SocketAddress local_address() const;
 
  private:
   // Presents WEFT_AUTH_TOKEN, when set, as the connection's first request.
-  void authenticate(Deadline deadline);
+  void authenticate(base::Deadline deadline);
   // Sends one request and returns the reply's body after its status byte.
-  std::string call(const std::string& request, Deadline deadline, const std::string& op_name);
+  std::string call(const std::string& request, base::Deadline deadline, const std::string& op_name);
 
   std::string endpoint_;
   std::mutex mutex_;
-  tcp::Fd fd_;
+  base::Fd fd_;
 };
 
 }  // namespace weft::rendezvous

@@ -1,5 +1,5 @@
 // The wire protocol between TcpStoreClient and TcpStoreServer. Each request and reply is
-// one length-prefixed record (tcp::send_record) encoded with WireWriter:
+// one length-prefixed record (base::send_record) encoded with WireWriter:
 //
 //   request: u8 op, u64 timeout_ms (waiting ops; kNoTimeout = wait forever),
 //            u32 key count, keys (str), then op-specific: kSet str value; kAdd i64 delta

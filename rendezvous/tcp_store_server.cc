@@ -12,9 +12,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/base/env.h"
-#include "core/base/log.h"
-#include "core/base/wire.h"
+#include "base/env.h"
+#include "base/log.h"
+#include "base/wire.h"
 #include "rendezvous/tcp_store_protocol.h"
 
 namespace weft::rendezvous {
@@ -31,7 +31,7 @@ struct Request {
 };
 
 Request parse_request(const std::string& record) {
-  WireReader in(record, "store request");
+  base::WireReader in(record, "store request");
   Request r;
   uint8_t op = in.u8();
   if (op < static_cast<uint8_t>(StoreOp::kSet) || op > static_cast<uint8_t>(StoreOp::kAuth)) {
@@ -51,7 +51,7 @@ Request parse_request(const std::string& record) {
 }
 
 struct Client {
-  tcp::Fd fd;
+  base::Fd fd;
   std::string peer;
   std::string in;
   std::string out;
@@ -68,9 +68,9 @@ struct Waiter {
 }  // namespace
 
 struct TcpStoreServer::State {
-  tcp::Fd listener;
-  tcp::Fd wake;  // eventfd: the destructor's stop signal
-  tcp::Fd epoll;
+  base::Fd listener;
+  base::Fd wake;  // eventfd: the destructor's stop signal
+  base::Fd epoll;
   std::string bound;
   uint16_t port = 0;
   std::string token;  // WEFT_AUTH_TOKEN when this server started; empty: none required
@@ -95,16 +95,16 @@ struct TcpStoreServer::State {
   int next_timeout_ms() const;
 };
 
-TcpStoreServer::TcpStoreServer(const tcp::SocketAddress& address) : state_(new State) {
+TcpStoreServer::TcpStoreServer(const base::SocketAddress& address) : state_(new State) {
   State& s = *state_;
-  s.listener = tcp::listen_on(address, SOMAXCONN);
-  tcp::set_nonblocking(s.listener.get(), true);
-  tcp::SocketAddress bound = tcp::local_address(s.listener.get());
+  s.listener = base::listen_on(address, SOMAXCONN);
+  base::set_nonblocking(s.listener.get(), true);
+  base::SocketAddress bound = base::local_address(s.listener.get());
   s.port = bound.port();
   s.bound = bound.to_string();
-  s.token = env::get("WEFT_AUTH_TOKEN").value_or("");
-  s.wake = tcp::Fd(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
-  s.epoll = tcp::Fd(epoll_create1(EPOLL_CLOEXEC));
+  s.token = base::env::get("WEFT_AUTH_TOKEN").value_or("");
+  s.wake = base::Fd(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+  s.epoll = base::Fd(epoll_create1(EPOLL_CLOEXEC));
   if (!s.wake || !s.epoll) {
     throw Error(ErrorCode::kInternal, std::string("store server: ") + std::strerror(errno));
   }
@@ -165,10 +165,10 @@ void TcpStoreServer::State::accept_clients() {
       }
       return;
     }
-    tcp::set_nodelay(fd);
+    base::set_nodelay(fd);
     Client& c = clients[fd];
-    c.fd = tcp::Fd(fd);
-    c.peer = tcp::SocketAddress::from(reinterpret_cast<sockaddr*>(&addr), len).to_string();
+    c.fd = base::Fd(fd);
+    c.peer = base::SocketAddress::from(reinterpret_cast<sockaddr*>(&addr), len).to_string();
     epoll_event ev{};
     ev.events = EPOLLIN;
     ev.data.fd = fd;
@@ -215,8 +215,10 @@ void TcpStoreServer::State::process_records(int fd) {
     try {
       request = parse_request(record);
     } catch (const Error& e) {
-      reply(fd,
-            WireWriter().u8(static_cast<uint8_t>(StoreStatus::kBadRequest)).str(e.what()).take());
+      reply(fd, base::WireWriter()
+                    .u8(static_cast<uint8_t>(StoreStatus::kBadRequest))
+                    .str(e.what())
+                    .take());
       drop(fd, std::string("malformed request: ") + e.what());
       return;
     }
@@ -230,13 +232,14 @@ void TcpStoreServer::State::process_records(int fd) {
 
 bool TcpStoreServer::State::authenticate(int fd, const Request& request) {
   Client& c = clients[fd];
-  if (token.empty() || (request.op == StoreOp::kAuth && tcp::same_secret(request.keys[0], token))) {
+  if (token.empty() ||
+      (request.op == StoreOp::kAuth && base::same_secret(request.keys[0], token))) {
     c.authenticated = true;
-    reply(fd, WireWriter().u8(static_cast<uint8_t>(StoreStatus::kOk)).take());
+    reply(fd, base::WireWriter().u8(static_cast<uint8_t>(StoreStatus::kOk)).take());
     return true;
   }
   const char* why = request.op == StoreOp::kAuth ? "wrong WEFT_AUTH_TOKEN" : "no WEFT_AUTH_TOKEN";
-  reply(fd, WireWriter()
+  reply(fd, base::WireWriter()
                 .u8(static_cast<uint8_t>(StoreStatus::kBadRequest))
                 .str(std::string("authentication failed: ") + why)
                 .take());
@@ -257,7 +260,7 @@ void TcpStoreServer::State::handle(int fd, Request request) {
 
 // Answers `request` if it can be answered now; false for a get/wait that must wait.
 bool TcpStoreServer::State::try_answer(int fd, const Request& r) {
-  WireWriter out;
+  base::WireWriter out;
   out.u8(static_cast<uint8_t>(StoreStatus::kOk));
   const std::string& key = r.keys.front();
   switch (r.op) {
@@ -335,7 +338,7 @@ void TcpStoreServer::State::expire_waiters() {
       if (!data.count(k)) missing += (missing.empty() ? "" : ", ") + k;
     }
     reply(it->fd,
-          WireWriter().u8(static_cast<uint8_t>(StoreStatus::kTimedOut)).str(missing).take());
+          base::WireWriter().u8(static_cast<uint8_t>(StoreStatus::kTimedOut)).str(missing).take());
     resumed.push_back(it->fd);
     it = waiters.erase(it);
   }

@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "transport/tcp/socket.h"
+#include "base/socket.h"
 
 namespace weft::rendezvous {
 
@@ -14,7 +14,7 @@ class TcpStoreServer {
  public:
   // Listens on `address` (port 0: any free port). Throws naming addr:port when the
   // address cannot be bound.
-  explicit TcpStoreServer(const tcp::SocketAddress& address);
+  explicit TcpStoreServer(const base::SocketAddress& address);
   // Stops serving and closes every client connection.
   ~TcpStoreServer();
 

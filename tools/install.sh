@@ -23,7 +23,7 @@ for name in mpicxx weftcc weftcxx; do ln -sf mpicc "$prefix/bin/$name"; done
 ln -sf mpirun "$prefix/bin/mpiexec"
 
 install -m 644 mpi/include/mpi.h "$prefix/include/"
-install -m 644 core/include/weft/*.h "$prefix/include/weft/"
+install -m 644 include/weft/*.h "$prefix/include/weft/"
 
 install -m 755 "$bin/mpi/libmpi_abi.so.1" "$bin/libweft.so" "$prefix/lib/"
 install -m 644 "$bin/mpi/libmpi_abi.a" "$bin/libweft.a" "$prefix/lib/"

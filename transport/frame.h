@@ -1,6 +1,6 @@
 // FrameHeader: the fixed 64-byte header that starts every frame on every link. The
 // transport reads payload_bytes to find where the next frame starts and otherwise
-// treats the header as opaque; core/p2p/protocol.h gives the kinds their meaning.
+// treats the header as opaque; p2p/protocol.h gives the kinds their meaning.
 #pragma once
 
 #include <cstdint>
@@ -11,7 +11,7 @@ inline constexpr uint16_t kFrameMagic = 0x5746;  // "WF": catches a stream out o
 
 struct FrameHeader {
   uint16_t magic = kFrameMagic;
-  uint8_t kind = 0;   // core::FrameKind
+  uint8_t kind = 0;   // p2p::FrameKind
   uint8_t dtype = 0;  // weft::DType of the message
   uint32_t comm = 0;  // communicator (group) id
   int32_t tag = 0;

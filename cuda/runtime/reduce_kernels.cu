@@ -63,7 +63,7 @@ __device__ inline double x86_nan(double r, double a, double b) {
 }
 
 // ---------------------------------------------------------------------------------
-// How an element is stored and computed (core/reduce/elementwise.h's Lanes): float16
+// How an element is stored and computed (collectives/reduce/elementwise.h's Lanes): float16
 // and bfloat16 in float, rounded back after every step. CUDA's conversions round to
 // nearest even like half_bits.h; only NaNs need handling of their own, since CUDA
 // makes every NaN its canonical one and half_bits keeps sign and payload.
@@ -112,7 +112,7 @@ struct Lanes<bfloat16> {
 };
 
 // ---------------------------------------------------------------------------------
-// The operations, as in core/reduce/elementwise.h.
+// The operations, as in collectives/reduce/elementwise.h.
 
 template <typename T>
 using Wrapping = decltype(std::make_unsigned_t<T>{} + 0u);

@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "tests/core/collectives/collective_checks.h"
+#include "tests/collectives/collective_checks.h"
 #include "tests/cuda/fake_device_buffers.h"
 #include "tests/harness/multiprocess.h"
 #include "weft/cuda.h"

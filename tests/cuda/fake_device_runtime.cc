@@ -9,7 +9,7 @@
 #include <deque>
 #include <thread>
 
-#include "core/reduce/reduce_kernels.h"
+#include "collectives/reduce/reduce_kernels.h"
 #include "weft/error.h"
 
 namespace weft::testing {
@@ -316,9 +316,10 @@ void FakeDeviceRuntime::reduce(const cuda::ReduceTask& task, Stream stream) {
     std::vector<std::byte> result(bytes);
     std::memcpy(result.data(), inputs[0], bytes);
     for (size_t i = 1; i < inputs.size(); ++i) {
-      core::reduce_elements(op, dtype, result.data(), result.data(), inputs[i], count);
+      collectives::reduce::reduce_elements(op, dtype, result.data(), result.data(), inputs[i],
+                                           count);
     }
-    if (divisor > 1) core::divide_elements(dtype, result.data(), count, divisor);
+    if (divisor > 1) collectives::reduce::divide_elements(dtype, result.data(), count, divisor);
     for (void* out : outputs) std::memcpy(out, result.data(), bytes);
   });
 }

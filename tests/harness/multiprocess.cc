@@ -11,8 +11,8 @@
 #include <cstring>
 #include <iostream>
 
+#include "base/socket.h"
 #include "rendezvous/tcp_store_server.h"
-#include "transport/tcp/socket.h"
 
 namespace weft::testing {
 namespace {
@@ -26,8 +26,8 @@ std::string current_test_filter() {
 
 // A free port for rank 0 to bind (only when the test asks rank 0 to host the store).
 uint16_t free_port() {
-  tcp::Fd fd = tcp::listen_on(tcp::resolve("127.0.0.1", 0).front(), 1);
-  return tcp::local_address(fd.get()).port();
+  base::Fd fd = base::listen_on(base::resolve("127.0.0.1", 0).front(), 1);
+  return base::local_address(fd.get()).port();
 }
 
 // The test binary's own path; a wrapper command cannot be handed /proc/self/exe.
@@ -69,7 +69,7 @@ std::vector<RankResult> run_ranks(int world_size, const std::function<void(int r
   std::unique_ptr<rendezvous::TcpStoreServer> store;
   uint16_t port;
   if (options.launcher_store) {
-    store = std::make_unique<rendezvous::TcpStoreServer>(tcp::resolve("127.0.0.1", 0).front());
+    store = std::make_unique<rendezvous::TcpStoreServer>(base::resolve("127.0.0.1", 0).front());
     port = store->port();
   } else {
     port = free_port();

@@ -11,10 +11,10 @@
 namespace {
 
 using namespace std::chrono_literals;
-using weft::Deadline;
+using weft::base::Deadline;
 using weft::rendezvous::FileStore;
 
-Deadline soon() { return Deadline::after(10s); }
+weft::base::Deadline soon() { return weft::base::Deadline::after(10s); }
 
 std::string temp_path(const std::string& name) {
   const char* dir = std::getenv("TEST_TMPDIR");
@@ -34,7 +34,7 @@ TEST(FileStore, SetGetAddCheckDelete) {
   EXPECT_FALSE(store.check({"a", "missing"}, soon()));
   EXPECT_TRUE(store.delete_key("a", soon()));
   EXPECT_FALSE(store.delete_key("a", soon()));
-  EXPECT_THROW(store.get("a", Deadline::after(50ms)), weft::TimeoutError);
+  EXPECT_THROW(store.get("a", weft::base::Deadline::after(50ms)), weft::TimeoutError);
   store.release();
   EXPECT_FALSE(exists(path));
 }

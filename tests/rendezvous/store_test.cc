@@ -15,16 +15,16 @@
 namespace {
 
 using namespace std::chrono_literals;
-using weft::Deadline;
+using weft::base::Deadline;
 using weft::rendezvous::PrefixStore;
 using weft::rendezvous::TcpStoreClient;
 using weft::rendezvous::TcpStoreServer;
 
-Deadline soon() { return Deadline::after(10s); }
+weft::base::Deadline soon() { return weft::base::Deadline::after(10s); }
 
 class StoreTest : public ::testing::Test {
  protected:
-  TcpStoreServer server{weft::tcp::resolve("127.0.0.1", 0).front()};
+  TcpStoreServer server{weft::base::resolve("127.0.0.1", 0).front()};
   std::unique_ptr<TcpStoreClient> client() {
     return std::make_unique<TcpStoreClient>("127.0.0.1", server.port(), soon());
   }
@@ -63,14 +63,14 @@ TEST_F(StoreTest, TimeoutNamesTheMissingKeysAndLeavesTheConnectionUsable) {
   auto c = client();
   c->set("present", "1", soon());
   try {
-    c->wait({"present", "absent"}, Deadline::after(200ms));
+    c->wait({"present", "absent"}, weft::base::Deadline::after(200ms));
     ADD_FAILURE() << "wait returned for a key nobody set";
   } catch (const weft::TimeoutError& e) {
     std::string what = e.what();
     EXPECT_NE(what.find("timed out waiting for key(s): absent"), std::string::npos) << what;
     EXPECT_EQ(what.find("key(s): present"), std::string::npos) << what;
   }
-  EXPECT_THROW(c->get("absent", Deadline::after(100ms)), weft::TimeoutError);
+  EXPECT_THROW(c->get("absent", weft::base::Deadline::after(100ms)), weft::TimeoutError);
   EXPECT_EQ(c->get("present", soon()), "1");  // replies are still in step
 }
 
@@ -90,13 +90,13 @@ TEST_F(StoreTest, ConcurrentAddsFromManyClientsAllCount) {
 TEST_F(StoreTest, GarbageFromAStrayClientIsDroppedWithoutHarm) {
   auto good = client();
   good->set("k", "v", soon());
-  weft::tcp::Fd stray =
-      weft::tcp::connect_to(weft::tcp::resolve("127.0.0.1", server.port()).front(), soon());
+  weft::base::Fd stray =
+      weft::base::connect_to(weft::base::resolve("127.0.0.1", server.port()).front(), soon());
   const char junk[] = "\x05\x00\x00\x00GET / HTTP/1.0\r\n\r\n";
   ::send(stray.get(), junk, sizeof junk, MSG_NOSIGNAL);
   // A huge length prefix must not make the server allocate it.
-  weft::tcp::Fd greedy =
-      weft::tcp::connect_to(weft::tcp::resolve("127.0.0.1", server.port()).front(), soon());
+  weft::base::Fd greedy =
+      weft::base::connect_to(weft::base::resolve("127.0.0.1", server.port()).front(), soon());
   uint32_t huge = 0xFFFFFFF0u;
   ::send(greedy.get(), &huge, sizeof huge, MSG_NOSIGNAL);
   std::this_thread::sleep_for(50ms);
@@ -119,11 +119,11 @@ TEST_F(StoreTest, PrefixStoresDoNotSeeEachOther) {
 TEST(StoreClient, NoServerTimesOutNamingTheAddress) {
   uint16_t port;
   {
-    weft::tcp::Fd probe = weft::tcp::listen_on(weft::tcp::resolve("127.0.0.1", 0).front(), 1);
-    port = weft::tcp::local_address(probe.get()).port();
+    weft::base::Fd probe = weft::base::listen_on(weft::base::resolve("127.0.0.1", 0).front(), 1);
+    port = weft::base::local_address(probe.get()).port();
   }
   try {
-    TcpStoreClient c("127.0.0.1", port, Deadline::after(300ms));
+    TcpStoreClient c("127.0.0.1", port, weft::base::Deadline::after(300ms));
     ADD_FAILURE() << "connected to a port where nothing listens";
   } catch (const weft::TimeoutError& e) {
     EXPECT_NE(std::string(e.what()).find("127.0.0.1:" + std::to_string(port)), std::string::npos)
@@ -132,7 +132,7 @@ TEST(StoreClient, NoServerTimesOutNamingTheAddress) {
 }
 
 TEST(StoreClient, ServerThatGoesAwayIsReportedAsLost) {
-  auto server = std::make_unique<TcpStoreServer>(weft::tcp::resolve("127.0.0.1", 0).front());
+  auto server = std::make_unique<TcpStoreServer>(weft::base::resolve("127.0.0.1", 0).front());
   TcpStoreClient c("127.0.0.1", server->port(), soon());
   c.set("k", "v", soon());
   server.reset();
@@ -140,8 +140,8 @@ TEST(StoreClient, ServerThatGoesAwayIsReportedAsLost) {
 }
 
 TEST(StoreServer, BindErrorNamesTheAddress) {
-  TcpStoreServer first(weft::tcp::resolve("127.0.0.1", 0).front());
-  auto address = weft::tcp::resolve("127.0.0.1", first.port()).front();
+  TcpStoreServer first(weft::base::resolve("127.0.0.1", 0).front());
+  auto address = weft::base::resolve("127.0.0.1", first.port()).front();
   try {
     TcpStoreServer second(address);
     ADD_FAILURE() << "two servers bound one port";
@@ -168,7 +168,7 @@ TEST(StoreAuthentication, WrongOrMissingTokensAreRefusedWhileTheRightOneWorks) {
   std::unique_ptr<TcpStoreServer> server;
   {
     TokenScope token("s3cret");
-    server = std::make_unique<TcpStoreServer>(weft::tcp::resolve("127.0.0.1", 0).front());
+    server = std::make_unique<TcpStoreServer>(weft::base::resolve("127.0.0.1", 0).front());
   }
   std::unique_ptr<TcpStoreClient> member;
   {
@@ -198,7 +198,7 @@ TEST(StoreAuthentication, WrongOrMissingTokensAreRefusedWhileTheRightOneWorks) {
 }
 
 TEST(StoreAuthentication, AServerWithoutATokenAcceptsClientsThatHaveOne) {
-  TcpStoreServer server(weft::tcp::resolve("127.0.0.1", 0).front());
+  TcpStoreServer server(weft::base::resolve("127.0.0.1", 0).front());
   TokenScope token("s3cret");
   TcpStoreClient client("127.0.0.1", server.port(), soon());
   client.set("k", "v", soon());

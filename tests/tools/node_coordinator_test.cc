@@ -7,9 +7,9 @@
 #include <memory>
 #include <thread>
 
+#include "base/socket.h"
 #include "rendezvous/tcp_store_client.h"
 #include "rendezvous/tcp_store_server.h"
-#include "transport/tcp/socket.h"
 
 namespace weft::weftrun {
 namespace {
@@ -18,11 +18,11 @@ using namespace std::chrono_literals;
 
 class NodeCoordinatorTest : public ::testing::Test {
  protected:
-  NodeCoordinatorTest() : server_(tcp::resolve("127.0.0.1", 0).front()) {}
+  NodeCoordinatorTest() : server_(base::resolve("127.0.0.1", 0).front()) {}
 
   std::unique_ptr<NodeCoordinator> node(int k, int nnodes) {
     auto client = std::make_unique<rendezvous::TcpStoreClient>("127.0.0.1", server_.port(),
-                                                               Deadline::after(5s));
+                                                               base::Deadline::after(5s));
     return std::make_unique<NodeCoordinator>(std::move(client), k, nnodes,
                                              "host-" + std::to_string(k));
   }
@@ -104,9 +104,9 @@ TEST_F(NodeCoordinatorTest, ANodeThatNeverJoinsIsGivenUpOn) {
 }
 
 TEST_F(NodeCoordinatorTest, ALostStoreIsReported) {
-  auto server = std::make_unique<rendezvous::TcpStoreServer>(tcp::resolve("127.0.0.1", 0).front());
+  auto server = std::make_unique<rendezvous::TcpStoreServer>(base::resolve("127.0.0.1", 0).front());
   auto client = std::make_unique<rendezvous::TcpStoreClient>("127.0.0.1", server->port(),
-                                                             Deadline::after(5s));
+                                                             base::Deadline::after(5s));
   NodeCoordinator b(std::move(client), 1, 2, "host-1");
   b.join();
   server.reset();

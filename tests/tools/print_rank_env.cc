@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
   try {
     int world = std::stoi(env_or("WORLD_SIZE", "0"));
     auto port = static_cast<uint16_t>(std::stoi(env_or("MASTER_PORT", "0")));
-    auto deadline = weft::Deadline::after(std::chrono::seconds(10));
+    auto deadline = weft::base::Deadline::after(std::chrono::seconds(10));
     weft::rendezvous::TcpStoreClient store(env_or("MASTER_ADDR", "127.0.0.1"), port, deadline);
     store.set("rank/" + rank, "hello from " + rank, deadline);
     for (int peer = 0; peer < world; ++peer) {

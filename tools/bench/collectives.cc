@@ -9,7 +9,7 @@
 #include <optional>
 #include <span>
 
-#include "core/reduce/reduce_kernels.h"
+#include "collectives/reduce/reduce_kernels.h"
 #include "cuda/device_runtime.h"
 #include "tools/bench/device_buffers.h"
 #include "tools/bench/nccl_baseline.h"
@@ -290,7 +290,7 @@ std::vector<CollectiveRow> run_collective_benchmark(const CollectiveOptions& opt
   }
   for (DType d : options.dtypes) {
     for (ReduceOp op : c.reduces ? options.ops : std::vector<ReduceOp>{ReduceOp::kSum}) {
-      if (c.reduces && !core::op_supports(op, d)) continue;
+      if (c.reduces && !collectives::reduce::op_supports(op, d)) continue;
       for (uint64_t bytes = options.min_bytes; bytes <= options.max_bytes;
            bytes = bytes * options.factor) {
         const uint64_t esize = dtype_size(d);

@@ -13,7 +13,7 @@
 #include <fstream>
 #include <string>
 
-#include "core/base/env.h"
+#include "base/env.h"
 #include "tools/bench/collectives.h"
 #include "tools/bench/pingpong.h"
 #include "weft/weft.h"
@@ -40,7 +40,7 @@ int usage(const char* why) {
 }
 
 uint64_t parse_bytes(const char* flag, const char* text) {
-  auto bytes = weft::env::parse_bytes(text);
+  auto bytes = weft::base::env::parse_bytes(text);
   if (!bytes) {
     throw weft::InvalidArgument(std::string(flag) + " " + text +
                                 ": expected a byte count such as 65536, 64K, 4M or 1G");

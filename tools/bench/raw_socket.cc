@@ -12,16 +12,16 @@ namespace weft::bench {
 RawSocketPair::RawSocketPair(int rank) {
   uint32_t port = 0;
   if (rank == 0) {
-    tcp::Fd listener = tcp::listen_on(tcp::resolve("127.0.0.1", 0).front(), 1);
-    port = tcp::local_address(listener.get()).port();
+    base::Fd listener = base::listen_on(base::resolve("127.0.0.1", 0).front(), 1);
+    port = base::local_address(listener.get()).port();
     weft::send(weft::view(std::span(&port, 1)), 1);
-    fd_ = tcp::Fd(::accept(listener.get(), nullptr, nullptr));
+    fd_ = base::Fd(::accept(listener.get(), nullptr, nullptr));
     if (!fd_) throw Error(ErrorCode::kInternal, std::string("accept: ") + std::strerror(errno));
-    tcp::set_nodelay(fd_.get());
+    base::set_nodelay(fd_.get());
   } else {
     weft::recv(weft::view(std::span(&port, 1)), 0);
-    fd_ = tcp::connect_to(tcp::resolve("127.0.0.1", static_cast<uint16_t>(port)).front(),
-                          Deadline::after(std::chrono::seconds(10)));
+    fd_ = base::connect_to(base::resolve("127.0.0.1", static_cast<uint16_t>(port)).front(),
+                           base::Deadline::after(std::chrono::seconds(10)));
   }
 }
 

@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "transport/tcp/socket.h"
+#include "base/socket.h"
 
 namespace weft::bench {
 
@@ -21,7 +21,7 @@ class RawSocketPair {
   void recv(void* data, size_t bytes);
 
  private:
-  tcp::Fd fd_;
+  base::Fd fd_;
 };
 
 }  // namespace weft::bench

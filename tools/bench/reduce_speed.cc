@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "core/base/env.h"
-#include "core/reduce/reduce_kernels.h"
+#include "base/env.h"
+#include "collectives/reduce/reduce_kernels.h"
 #include "weft/error.h"
 #include "weft/tensor.h"
 
@@ -45,7 +45,7 @@ int usage(const char* why) {
 }
 
 uint64_t parse_bytes(const std::string& flag, const char* text) {
-  auto bytes = weft::env::parse_bytes(text);
+  auto bytes = weft::base::env::parse_bytes(text);
   if (!bytes || *bytes == 0) {
     throw weft::InvalidArgument(flag + " " + text + ": expected a byte count such as 4K or 64M");
   }
@@ -67,10 +67,10 @@ void fill(weft::DType dtype, void* data, uint64_t bytes, int seed) {
         static_cast<double*>(data)[i] = value;
         break;
       case weft::DType::kFloat16:
-        static_cast<weft::float16*>(data)[i] = weft::core::float_to_float16(value);
+        static_cast<weft::float16*>(data)[i] = weft::collectives::reduce::float_to_float16(value);
         break;
       case weft::DType::kBFloat16:
-        static_cast<weft::bfloat16*>(data)[i] = weft::core::float_to_bfloat16(value);
+        static_cast<weft::bfloat16*>(data)[i] = weft::collectives::reduce::float_to_bfloat16(value);
         break;
       case weft::DType::kInt32:
         static_cast<int32_t*>(data)[i] = static_cast<int32_t>(value);
@@ -139,7 +139,7 @@ void run(const Options& options) {
     for (uint64_t bytes = options.min_bytes; bytes <= options.max_bytes; bytes *= 4) {
       const uint64_t count = bytes / weft::dtype_size(dtype);
       auto reduce = [&] {
-        weft::core::reduce_elements(weft::ReduceOp::kSum, dtype, dst, a, b, count);
+        weft::collectives::reduce::reduce_elements(weft::ReduceOp::kSum, dtype, dst, a, b, count);
       };
       auto copy = [&] { std::memcpy(dst, a, bytes); };
       Timer reduce_timer(calls_for_a_millisecond(reduce));

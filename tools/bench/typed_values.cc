@@ -4,7 +4,7 @@
 #include <atomic>
 #include <cmath>
 
-#include "core/reduce/reduce_kernels.h"
+#include "collectives/reduce/reduce_kernels.h"
 
 namespace weft::bench {
 
@@ -38,10 +38,11 @@ void store(DType d, void* base, uint64_t i, double v) {
       static_cast<uint64_t*>(base)[i] = static_cast<uint64_t>(v);
       return;
     case DType::kFloat16:
-      static_cast<float16*>(base)[i] = core::float_to_float16(static_cast<float>(v));
+      static_cast<float16*>(base)[i] = collectives::reduce::float_to_float16(static_cast<float>(v));
       return;
     case DType::kBFloat16:
-      static_cast<bfloat16*>(base)[i] = core::float_to_bfloat16(static_cast<float>(v));
+      static_cast<bfloat16*>(base)[i] =
+          collectives::reduce::float_to_bfloat16(static_cast<float>(v));
       return;
     case DType::kFloat32:
       static_cast<float*>(base)[i] = static_cast<float>(v);
@@ -67,9 +68,9 @@ double load(DType d, const void* base, uint64_t i) {
     case DType::kUInt64:
       return static_cast<double>(static_cast<const uint64_t*>(base)[i]);
     case DType::kFloat16:
-      return core::float16_to_float(static_cast<const float16*>(base)[i]);
+      return collectives::reduce::float16_to_float(static_cast<const float16*>(base)[i]);
     case DType::kBFloat16:
-      return core::bfloat16_to_float(static_cast<const bfloat16*>(base)[i]);
+      return collectives::reduce::bfloat16_to_float(static_cast<const bfloat16*>(base)[i]);
     case DType::kFloat32:
       return static_cast<const float*>(base)[i];
     case DType::kFloat64:

@@ -14,11 +14,11 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/base/host_identity.h"
-#include "core/base/log.h"
+#include "base/host_identity.h"
+#include "base/log.h"
+#include "base/socket.h"
 #include "tools/weftrun/exit_report.h"
 #include "tools/weftrun/output_relay.h"
-#include "transport/tcp/socket.h"
 #include "weft/error.h"
 
 namespace weft::weftrun {
@@ -69,7 +69,7 @@ void report(const std::string& line) {
 namespace {
 
 struct OutputStream {
-  tcp::Fd fd;  // empty once the rank's end is closed
+  base::Fd fd;  // empty once the rank's end is closed
   int target = STDOUT_FILENO;
   LineRelay relay;
 };
@@ -123,7 +123,7 @@ class Job {
   JobRole role_;
   Clock::time_point next_poll_{};
   bool store_lost_ = false;
-  tcp::Fd epoll_;
+  base::Fd epoll_;
   std::vector<Rank> ranks_;
   std::unordered_map<pid_t, int> rank_of_pid_;
   int running_ = 0;
@@ -169,7 +169,7 @@ void Job::emit(int target, const std::string& bytes) {
 }
 
 int Job::run() {
-  epoll_ = tcp::Fd(epoll_create1(EPOLL_CLOEXEC));
+  epoll_ = base::Fd(epoll_create1(EPOLL_CLOEXEC));
   if (!epoll_) {
     throw Error(ErrorCode::kInternal, std::string("weftrun: epoll: ") + std::strerror(errno));
   }
@@ -499,7 +499,7 @@ void Job::post_failure(const std::string& description, int exit_code, bool kille
   if (role_.coordinator == nullptr || store_lost_) return;
   NodeFailure failure;
   failure.node = role_.node;
-  failure.host = local_host_identity().hostname;
+  failure.host = base::local_host_identity().hostname;
   failure.description = description;
   failure.exit_code = exit_code;
   failure.killed = killed;

@@ -38,7 +38,7 @@ bool JobSignals::is_forwarded(int signal_number) {
 JobSignals::JobSignals() {
   sigset_t handled = handled_signals();
   if (sigprocmask(SIG_BLOCK, &handled, &original_mask_) != 0) fail("sigprocmask");
-  fd_ = tcp::Fd(signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK));
+  fd_ = base::Fd(signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK));
   if (!fd_) {
     sigprocmask(SIG_SETMASK, &original_mask_, nullptr);
     fail("signalfd");

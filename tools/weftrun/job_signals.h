@@ -11,7 +11,7 @@
 
 #include <signal.h>
 
-#include "transport/tcp/socket.h"
+#include "base/socket.h"
 
 namespace weft::weftrun {
 
@@ -41,7 +41,7 @@ class JobSignals {
   sigset_t rank_defaults_;
   struct sigaction original_sigpipe_;
   struct sigaction original_sigchld_;
-  tcp::Fd fd_;
+  base::Fd fd_;
 };
 
 }  // namespace weft::weftrun

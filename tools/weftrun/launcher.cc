@@ -9,10 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "core/base/env.h"
-#include "core/base/host_identity.h"
-#include "core/base/log.h"
-#include "core/base/random_id.h"
+#include "base/env.h"
+#include "base/host_identity.h"
+#include "base/log.h"
+#include "base/random_id.h"
+#include "base/socket.h"
 #include "rendezvous/tcp_store_client.h"
 #include "rendezvous/tcp_store_server.h"
 #include "tools/weftrun/cpu_binding.h"
@@ -24,7 +25,6 @@
 #include "tools/weftrun/output_relay.h"
 #include "tools/weftrun/rank_environment.h"
 #include "tools/weftrun/rank_process.h"
-#include "transport/tcp/socket.h"
 #include "weft/error.h"
 
 extern char** environ;
@@ -58,10 +58,11 @@ void ensure_descriptor_limit(int num_ranks) {
 // and every rank's links then refuse connections that do not present it; the ranks
 // inherit it with weftrun's environment.
 void ensure_auth_token() {
-  if (env::get("WEFT_AUTH_TOKEN")) return;
+  if (base::env::get("WEFT_AUTH_TOKEN")) return;
   char token[33];
-  snprintf(token, sizeof token, "%016llx%016llx", static_cast<unsigned long long>(random_id()),
-           static_cast<unsigned long long>(random_id()));
+  snprintf(token, sizeof token, "%016llx%016llx",
+           static_cast<unsigned long long>(base::random_id()),
+           static_cast<unsigned long long>(base::random_id()));
   setenv("WEFT_AUTH_TOKEN", token, 1);
 }
 
@@ -141,7 +142,7 @@ int run_from_head(const Options& options, const JobLayout& layout) {
     unit.request.signal_mask = signals.rank_signal_mask();
     unit.request.default_signals = signals.rank_default_signals();
     unit.request.environment = inherited;
-    unit.request.stdin_text = std::string(*env::get("WEFT_AUTH_TOKEN")) + "\n";
+    unit.request.stdin_text = std::string(*base::env::get("WEFT_AUTH_TOKEN")) + "\n";
     WEFT_LOG(INFO) << "weftrun: node " << node << " on " << layout.hosts[static_cast<size_t>(node)];
   }
   JobRole role;
@@ -165,7 +166,7 @@ int run_job(const Options& options) {
   bool several_nodes = layout.nnodes() > 1;
   if (!several_nodes) {
     ensure_auth_token();
-  } else if (!env::get("WEFT_AUTH_TOKEN")) {
+  } else if (!base::env::get("WEFT_AUTH_TOKEN")) {
     // Every node would draw a different one; the same secret must come from outside.
     WEFT_LOG(INFO) << "weftrun: WEFT_AUTH_TOKEN is not set: the job's store and links accept "
                       "connections from anyone who can reach them";
@@ -179,7 +180,7 @@ int run_job(const Options& options) {
   JobRole role;
   role.node = node;
   if (!several_nodes) {
-    store.emplace(tcp::resolve(kStoreHost, 0).front());
+    store.emplace(base::resolve(kStoreHost, 0).front());
     store_port = store->port();
   } else {
     store_host = options.master_addr;
@@ -187,11 +188,11 @@ int run_job(const Options& options) {
     role.store = store_host + ":" + std::to_string(store_port);
     if (node == 0) {
       // Every interface: --master-addr may be a name that resolves to loopback here.
-      int family = tcp::resolve(store_host, store_port).front().family();
-      store.emplace(tcp::wildcard_address(family, store_port));
+      int family = base::resolve(store_host, store_port).front().family();
+      store.emplace(base::wildcard_address(family, store_port));
     }
-    Deadline deadline =
-        Deadline::after(env::get_seconds("WEFT_TIMEOUT", std::chrono::seconds(300)));
+    base::Deadline deadline =
+        base::Deadline::after(base::env::get_seconds("WEFT_TIMEOUT", std::chrono::seconds(300)));
     std::unique_ptr<rendezvous::Store> client;
     try {
       client = std::make_unique<rendezvous::TcpStoreClient>(store_host, store_port, deadline);
@@ -201,7 +202,7 @@ int run_job(const Options& options) {
                                 e.what());
     }
     coordinator = std::make_unique<NodeCoordinator>(std::move(client), node, layout.nnodes(),
-                                                    local_host_identity().hostname);
+                                                    base::local_host_identity().hostname);
     coordinator->join();
     role.coordinator = coordinator.get();
   }

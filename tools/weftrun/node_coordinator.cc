@@ -20,7 +20,7 @@ std::string done_key(int node) { return kPrefix + "done/" + std::to_string(node)
 std::string heartbeat_key(int node) { return kPrefix + "heartbeat/" + std::to_string(node); }
 
 // Store calls are local or one hop away; a store that takes longer is as good as lost.
-Deadline soon() { return Deadline::after(std::chrono::seconds(10)); }
+base::Deadline soon() { return base::Deadline::after(std::chrono::seconds(10)); }
 
 }  // namespace
 

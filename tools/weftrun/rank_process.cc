@@ -12,8 +12,8 @@ namespace weft::weftrun {
 namespace {
 
 struct Pipe {
-  tcp::Fd read_end;
-  tcp::Fd write_end;
+  base::Fd read_end;
+  base::Fd write_end;
 };
 
 Pipe make_pipe() {
@@ -22,7 +22,7 @@ Pipe make_pipe() {
     int error = errno;
     throw SpawnError(std::string("cannot create a pipe: ") + std::strerror(error), error);
   }
-  return Pipe{tcp::Fd(fds[0]), tcp::Fd(fds[1])};
+  return Pipe{base::Fd(fds[0]), base::Fd(fds[1])};
 }
 
 Pipe make_output_pipe() {

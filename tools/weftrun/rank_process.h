@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "transport/tcp/socket.h"
+#include "base/socket.h"
 
 namespace weft::weftrun {
 
@@ -41,8 +41,8 @@ struct RankSpawnRequest {
 
 struct SpawnedRank {
   pid_t pid = -1;
-  tcp::Fd stdout_pipe;
-  tcp::Fd stderr_pipe;
+  base::Fd stdout_pipe;
+  base::Fd stderr_pipe;
 };
 
 // Throws SpawnError ("cannot execute 'prog': No such file or directory") when the

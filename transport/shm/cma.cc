@@ -5,7 +5,7 @@
 #include <cerrno>
 #include <cstring>
 
-namespace weft::shm {
+namespace weft::transport::shm {
 namespace {
 
 // Linux copies at most this much per call.
@@ -46,4 +46,4 @@ bool cma_probe(pid_t pid, uint64_t address, uint64_t expected, std::string* why)
   return true;
 }
 
-}  // namespace weft::shm
+}  // namespace weft::transport::shm

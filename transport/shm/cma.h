@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <string>
 
-namespace weft::shm {
+namespace weft::transport::shm {
 
 // Copies `bytes` from `remote` in process `pid` to `local`. Returns an empty string on
 // success, otherwise what went wrong ("Operation not permitted").
@@ -21,4 +21,4 @@ std::string cma_read(pid_t pid, void* local, uint64_t remote, size_t bytes);
 // hold `expected`. `why` receives the reason when it may not.
 bool cma_probe(pid_t pid, uint64_t address, uint64_t expected, std::string* why);
 
-}  // namespace weft::shm
+}  // namespace weft::transport::shm

@@ -4,7 +4,7 @@
 
 #include "weft/error.h"
 
-namespace weft::shm {
+namespace weft::transport::shm {
 namespace {
 
 uint64_t round_up(uint64_t n, uint64_t to) { return (n + to - 1) / to * to; }
@@ -65,4 +65,4 @@ RingView Inbox::ring_for(int sender) const {
                   " (the ranks disagree about which of them share this host)");
 }
 
-}  // namespace weft::shm
+}  // namespace weft::transport::shm

@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-namespace weft::shm {
+namespace weft::transport::shm {
 
 inline constexpr uint64_t kLine = 64;
 // Large messages announced for single-copy reading at once, per direction.
@@ -89,4 +89,4 @@ class Inbox {
   std::string what_;
 };
 
-}  // namespace weft::shm
+}  // namespace weft::transport::shm

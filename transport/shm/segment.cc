@@ -16,7 +16,7 @@
 
 #include "weft/error.h"
 
-namespace weft::shm {
+namespace weft::transport::shm {
 namespace {
 
 std::string mib(uint64_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB"; }
@@ -124,9 +124,9 @@ void Segment::unlink() {
   linked_ = false;
 }
 
-}  // namespace weft::shm
+}  // namespace weft::transport::shm
 
-namespace weft::shm {
+namespace weft::transport::shm {
 
 std::vector<std::string> remove_orphaned_segments(std::chrono::seconds min_age) {
   std::vector<std::string> removed;
@@ -151,4 +151,4 @@ std::vector<std::string> remove_orphaned_segments(std::chrono::seconds min_age) 
   return removed;
 }
 
-}  // namespace weft::shm
+}  // namespace weft::transport::shm

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace weft::shm {
+namespace weft::transport::shm {
 
 class Segment {
  public:
@@ -58,4 +58,4 @@ uint64_t shm_free_bytes();
 // job starts. Returns the names removed.
 std::vector<std::string> remove_orphaned_segments(std::chrono::seconds min_age);
 
-}  // namespace weft::shm
+}  // namespace weft::transport::shm

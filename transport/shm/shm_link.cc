@@ -10,12 +10,12 @@
 #include <cerrno>
 #include <cstring>
 
-#include "core/base/deadline.h"
-#include "core/base/log.h"
+#include "base/deadline.h"
+#include "base/log.h"
 #include "transport/shm/cma.h"
 #include "weft/error.h"
 
-namespace weft::shm {
+namespace weft::transport::shm {
 namespace {
 
 using transport::FrameHeader;
@@ -39,7 +39,7 @@ bool process_alive(pid_t pid) { return kill(pid, 0) == 0 || errno == EPERM; }
 
 }  // namespace
 
-ShmLink::ShmLink(int peer, tcp::Fd socket, transport::LinkHandler& handler,
+ShmLink::ShmLink(int peer, base::Fd socket, transport::LinkHandler& handler,
                  std::shared_ptr<Segment> inbox, RingView inbound,
                  std::shared_ptr<Segment> peer_inbox, RingView outbound, ShmLinkOptions options)
     : peer_(peer),
@@ -50,8 +50,8 @@ ShmLink::ShmLink(int peer, tcp::Fd socket, transport::LinkHandler& handler,
       in_(inbound),
       out_(outbound),
       options_(std::move(options)) {
-  tcp::set_nonblocking(socket_.get(), true);
-  tcp::set_nodelay(socket_.get());
+  base::set_nonblocking(socket_.get(), true);
+  base::set_nodelay(socket_.get());
   options_.stream_chunk = std::min(options_.stream_chunk, out_.capacity / 4);
 }
 
@@ -63,14 +63,6 @@ std::string ShmLink::describe() const {
                               std::to_string(options_.single_copy_min_bytes) + " B"
                         : "copied through the ring (" + options_.no_single_copy_reason + ")";
   return "shm " + std::to_string(out_.capacity >> 10) + " KiB rings, large messages " + how;
-}
-
-void ShmLink::OutFrame::own_payload() {
-  if (payload != nullptr && owned.empty() && header.payload_bytes > 0) {
-    owned.assign(payload, payload + header.payload_bytes);
-    payload = owned.data();
-  }
-  cookie = nullptr;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -121,7 +113,7 @@ void ShmLink::commit(const FrameHeader& header, uint64_t bytes) {
   out_head_ += bytes;
 }
 
-bool ShmLink::push_single_copy(OutStream& s) {
+bool ShmLink::push_single_copy(const transport::SendQueue::Stream& s) {
   int slot = -1;
   for (int i = 0; i < kCmaSlots && slot < 0; ++i) {
     if (!slot_busy_[i]) slot = i;
@@ -154,13 +146,11 @@ void ShmLink::publish() {
 
 bool ShmLink::send(const FrameHeader& header, const void* payload, void* cookie) {
   failure_.throw_if_failed(peer_);
-  if (control_.empty() && !in_flush_ && push_frame(header, payload)) {
+  if (!queue_.has_control() && !in_flush_ && push_frame(header, payload)) {
     publish();
     return true;
   }
-  OutFrame frame{header, static_cast<const std::byte*>(payload), {}, cookie};
-  if (cookie == nullptr) frame.own_payload();
-  control_.push_back(std::move(frame));
+  queue_.push_frame(header, payload, cookie);
   flush();
   return false;
 }
@@ -169,7 +159,7 @@ void ShmLink::send_stream(const FrameHeader& header, const void* data, uint64_t 
                           void* cookie) {
   failure_.throw_if_failed(peer_);
   bool single = options_.single_copy && bytes >= options_.single_copy_min_bytes && bytes > 0;
-  streams_.push_back({header, static_cast<const std::byte*>(data), bytes, 0, cookie, single});
+  queue_.push_stream(header, data, bytes, cookie, single);
   flush();
 }
 
@@ -178,19 +168,20 @@ void ShmLink::flush() {
   in_flush_ = true;
   std::vector<void*> sent;
   bool pushed = false;
-  while (!control_.empty() && push_frame(control_.front().header, control_.front().payload)) {
+  auto& control = queue_.control();
+  while (!control.empty() && push_frame(control.front().header, control.front().payload)) {
     pushed = true;
-    if (control_.front().cookie != nullptr) sent.push_back(control_.front().cookie);
-    control_.pop_front();
+    if (control.front().cookie != nullptr) sent.push_back(control.front().cookie);
+    control.pop_front();
   }
   // Control frames go first; streams move only once none is waiting.
-  while (control_.empty() && !streams_.empty()) {
-    OutStream& s = streams_.front();
+  while (control.empty() && queue_.first_stream() != nullptr) {
+    transport::SendQueue::Stream& s = *queue_.first_stream();
     if (s.single_copy) {
       // Reported sent when the peer has read it (reap_slots).
       if (!push_single_copy(s)) break;
       pushed = true;
-      streams_.pop_front();
+      queue_.pop_stream();
       continue;
     }
     FrameHeader h = s.header;
@@ -201,7 +192,7 @@ void ShmLink::flush() {
     s.next_offset += h.payload_bytes;
     if (s.next_offset == s.bytes) {
       if (s.cookie != nullptr) sent.push_back(s.cookie);
-      streams_.pop_front();
+      queue_.pop_stream();
     }
   }
   if (pushed) publish();
@@ -225,18 +216,7 @@ void ShmLink::reap_slots() {
 }
 
 bool ShmLink::abandon(void* cookie) {
-  bool dropped = false;
-  for (auto& f : control_) {
-    if (f.cookie == cookie) f.own_payload();
-  }
-  for (auto it = streams_.begin(); it != streams_.end();) {
-    if (it->cookie == cookie) {
-      dropped = true;
-      it = streams_.erase(it);
-    } else {
-      ++it;
-    }
-  }
+  bool dropped = queue_.abandon(cookie);
   for (int i = 0; i < kCmaSlots; ++i) {
     if (!slot_busy_[i] || slot_cookie_[i] != cookie) continue;
     slot_cookie_[i] = nullptr;
@@ -248,7 +228,7 @@ bool ShmLink::abandon(void* cookie) {
     }
     // The peer is copying it right now; the caller may free the memory once we
     // return, so wait for the copy to end (or the peer to die).
-    Deadline deadline = Deadline::after(kWithdrawWait);
+    base::Deadline deadline = base::Deadline::after(kWithdrawWait);
     while (c.state.load(std::memory_order_acquire) == kSlotReading &&
            process_alive(options_.peer_pid) && !deadline.expired()) {
       sched_yield();
@@ -343,7 +323,7 @@ void ShmLink::progress() {
   if (!failure_.failed) {
     consume();
     if (busy_slots_ > 0) reap_slots();
-    if (!control_.empty() || !streams_.empty()) flush();
+    if (!queue_.empty()) flush();
   }
   failure_.report(handler_, peer_);
 }
@@ -401,7 +381,7 @@ void ShmLink::ring_doorbell() {
 }
 
 void ShmLink::drain_and_close(int timeout_ms) {
-  Deadline deadline = Deadline::after(std::chrono::milliseconds(timeout_ms));
+  base::Deadline deadline = base::Deadline::after(std::chrono::milliseconds(timeout_ms));
   while (!failure_.failed && has_output() && !deadline.expired()) {
     progress();
     if (!has_output() || failure_.failed) break;
@@ -417,7 +397,7 @@ void ShmLink::drain_and_close(int timeout_ms) {
                    << " with unsent data after " << timeout_ms << " ms";
   }
   failure_.close();
-  tcp::close_gently(socket_);
+  base::close_gently(socket_);
 }
 
-}  // namespace weft::shm
+}  // namespace weft::transport::shm

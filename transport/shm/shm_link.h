@@ -17,18 +17,18 @@
 
 #include <sys/types.h>
 
-#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "base/socket.h"
 #include "transport/link.h"
 #include "transport/link_failure.h"
+#include "transport/send_queue.h"
 #include "transport/shm/inbox.h"
 #include "transport/shm/segment.h"
-#include "transport/tcp/socket.h"
 
-namespace weft::shm {
+namespace weft::transport::shm {
 
 struct ShmLinkOptions {
   pid_t peer_pid = 0;
@@ -44,9 +44,9 @@ class ShmLink final : public transport::Link {
   // `inbound` is the ring the peer writes into, in `inbox` (this process's segment);
   // `outbound` the ring this process writes into, in `peer_inbox`. The link keeps both
   // segments mapped while it lives.
-  ShmLink(int peer, tcp::Fd socket, transport::LinkHandler& handler, std::shared_ptr<Segment> inbox,
-          RingView inbound, std::shared_ptr<Segment> peer_inbox, RingView outbound,
-          ShmLinkOptions options);
+  ShmLink(int peer, base::Fd socket, transport::LinkHandler& handler,
+          std::shared_ptr<Segment> inbox, RingView inbound, std::shared_ptr<Segment> peer_inbox,
+          RingView outbound, ShmLinkOptions options);
   ~ShmLink() override;
 
   int peer() const override { return peer_; }
@@ -69,34 +69,18 @@ class ShmLink final : public transport::Link {
   void drain_and_close(int timeout_ms) override;
 
  private:
-  struct OutFrame {
-    transport::FrameHeader header;
-    const std::byte* payload = nullptr;
-    std::vector<std::byte> owned;  // a private copy, when the caller's memory is not ours
-    void* cookie = nullptr;        // reported through on_sent once in the ring
-    void own_payload();
-  };
-  struct OutStream {
-    transport::FrameHeader header;
-    const std::byte* data;
-    uint64_t bytes;
-    uint64_t next_offset = 0;
-    void* cookie;
-    bool single_copy;
-  };
-
   // Producer side.
   bool reserve(uint64_t bytes);
   void put(uint64_t position, const void* from, uint64_t bytes);
   bool push_frame(const transport::FrameHeader& header, const void* payload);
-  bool push_single_copy(OutStream& stream);
+  bool push_single_copy(const transport::SendQueue::Stream& stream);
   // Writes `header` (its payload is in place already) as the record at out_head_, which
   // takes `bytes` of the ring, and makes it visible.
   void commit(const transport::FrameHeader& header, uint64_t bytes);
   void publish();
   void flush();
   void reap_slots();
-  bool has_output() const { return !control_.empty() || !streams_.empty() || busy_slots_ > 0; }
+  bool has_output() const { return !queue_.empty() || busy_slots_ > 0; }
 
   // Consumer side.
   uint64_t stamp_at_tail() const;  // zero: no record there yet
@@ -108,15 +92,14 @@ class ShmLink final : public transport::Link {
   void read_socket();
 
   int peer_;
-  tcp::Fd socket_;
+  base::Fd socket_;
   transport::LinkHandler& handler_;
   std::shared_ptr<Segment> inbox_, peer_inbox_;
   RingView in_, out_;
   ShmLinkOptions options_;
 
   uint64_t out_head_ = 0, out_tail_seen_ = 0;
-  std::deque<OutFrame> control_;
-  std::deque<OutStream> streams_;
+  transport::SendQueue queue_;
   void* slot_cookie_[kCmaSlots] = {};
   bool slot_busy_[kCmaSlots] = {};
   int busy_slots_ = 0;
@@ -129,4 +112,4 @@ class ShmLink final : public transport::Link {
   transport::LinkFailure failure_;
 };
 
-}  // namespace weft::shm
+}  // namespace weft::transport::shm

@@ -7,12 +7,12 @@
 #include <cerrno>
 #include <cstring>
 
-#include "core/base/env.h"
-#include "core/base/log.h"
-#include "core/base/wire.h"
+#include "base/env.h"
+#include "base/log.h"
+#include "base/wire.h"
 #include "weft/error.h"
 
-namespace weft::tcp {
+namespace weft::transport::tcp {
 namespace {
 
 constexpr uint32_t kHelloMagic = 0x57464c4b;  // "WFLK"
@@ -22,22 +22,22 @@ constexpr uint32_t kMaxHandshake = 4096;
 // silent address or a stray client cannot use up the whole rendezvous deadline.
 constexpr auto kStepLimit = std::chrono::seconds(10);
 
-Fd listen_wildcard() {
+base::Fd listen_wildcard() {
   // A dual-stack IPv6 socket takes IPv4 connections as well; hosts without IPv6 get an
   // IPv4 one.
   for (const char* any : {"::", "0.0.0.0"}) {
     try {
-      return listen_on(resolve(any, 0).front(), SOMAXCONN);
+      return base::listen_on(base::resolve(any, 0).front(), SOMAXCONN);
     } catch (const Error&) {
     }
   }
   throw Error(ErrorCode::kInternal, "cannot open a listening socket for peer connections");
 }
 
-std::string auth_token() { return env::get("WEFT_AUTH_TOKEN").value_or(""); }
+std::string auth_token() { return base::env::get("WEFT_AUTH_TOKEN").value_or(""); }
 
 std::string hello(uint64_t job_id, int from, int to) {
-  return WireWriter()
+  return base::WireWriter()
       .u32(kHelloMagic)
       .u32(kProtocolVersion)
       .u64(job_id)
@@ -49,13 +49,14 @@ std::string hello(uint64_t job_id, int from, int to) {
 
 }  // namespace
 
-TcpConnector::TcpConnector(const std::optional<std::string>& ifname, const SocketAddress& route)
+TcpConnector::TcpConnector(const std::optional<std::string>& ifname,
+                           const base::SocketAddress& route)
     : loopback_for_same_host_(!ifname) {
-  std::vector<std::string> addresses = advertised_addresses(ifname, route);
+  std::vector<std::string> addresses = base::advertised_addresses(ifname, route);
   listener_ = listen_wildcard();
-  set_nonblocking(listener_.get(), true);
-  uint16_t port = local_address(listener_.get()).port();
-  WireWriter w;
+  base::set_nonblocking(listener_.get(), true);
+  uint16_t port = base::local_address(listener_.get()).port();
+  base::WireWriter w;
   w.u32(static_cast<uint32_t>(port)).u32(static_cast<uint32_t>(addresses.size()));
   for (const auto& host : addresses) w.str(host);
   record_ = w.take();
@@ -69,7 +70,7 @@ struct ContactRecord {
 };
 
 ContactRecord parse_record(const std::string& record) {
-  WireReader in(record, "tcp contact record");
+  base::WireReader in(record, "tcp contact record");
   ContactRecord r;
   r.port = static_cast<uint16_t>(in.u32());
   uint32_t n = in.u32();
@@ -83,25 +84,26 @@ std::string TcpConnector::describe_record(const std::string& record) {
   ContactRecord r = parse_record(record);
   std::string out;
   for (const auto& host : r.hosts)
-    out += (out.empty() ? "" : ", ") + format_host_port(host, r.port);
+    out += (out.empty() ? "" : ", ") + base::format_host_port(host, r.port);
   return out.empty() ? "no routable address, port " + std::to_string(r.port) : out;
 }
 
-Fd TcpConnector::dial(int rank, int peer, const std::string& record, bool same_network,
-                      Deadline deadline) {
+base::Fd TcpConnector::dial(int rank, int peer, const std::string& record, bool same_network,
+                            base::Deadline deadline) {
   ContactRecord r = parse_record(record);
   std::vector<std::string> hosts;
   // Every peer listens on all its addresses, so one on this host and network namespace
   // is reached over loopback, whatever it advertised.
   if (same_network && loopback_for_same_host_) hosts.push_back("127.0.0.1");
   for (const auto& host : r.hosts) {
-    bool loopback = resolve(host, r.port).front().is_loopback();
+    bool loopback = base::resolve(host, r.port).front().is_loopback();
     if (!loopback || same_network) hosts.push_back(host);
   }
   std::string errors;
   for (const auto& host : hosts) {
     try {
-      return connect_to(resolve(host, r.port).front(), deadline.min(Deadline::after(kStepLimit)));
+      return connect_to(base::resolve(host, r.port).front(),
+                        deadline.min(base::Deadline::after(kStepLimit)));
     } catch (const Error& e) {
       errors += std::string(errors.empty() ? "" : "; ") + e.what();
     }
@@ -111,12 +113,12 @@ Fd TcpConnector::dial(int rank, int peer, const std::string& record, bool same_n
                                     (errors.empty() ? "no usable address" : errors));
 }
 
-std::vector<Fd> TcpConnector::connect_all(int rank, const std::vector<std::string>& records,
-                                          const std::vector<bool>& same_network, uint64_t job_id,
-                                          Deadline deadline,
-                                          const std::function<void()>& check_abort) {
+std::vector<base::Fd> TcpConnector::connect_all(int rank, const std::vector<std::string>& records,
+                                                const std::vector<bool>& same_network,
+                                                uint64_t job_id, base::Deadline deadline,
+                                                const std::function<void()>& check_abort) {
   const int world = static_cast<int>(records.size());
-  std::vector<Fd> fds(world);
+  std::vector<base::Fd> fds(world);
 
   // Dial every lower rank and introduce ourselves; the answers are read at the end, so
   // that dialing never waits on a peer that is itself still dialing.
@@ -145,17 +147,18 @@ std::vector<Fd> TcpConnector::connect_all(int rank, const std::vector<std::strin
     }
     sockaddr_storage from_addr{};
     socklen_t len = sizeof from_addr;
-    Fd fd(::accept4(listener_.get(), reinterpret_cast<sockaddr*>(&from_addr), &len, SOCK_CLOEXEC));
+    base::Fd fd(
+        ::accept4(listener_.get(), reinterpret_cast<sockaddr*>(&from_addr), &len, SOCK_CLOEXEC));
     if (!fd) continue;
     std::string from =
-        SocketAddress::from(reinterpret_cast<sockaddr*>(&from_addr), len).to_string();
+        base::SocketAddress::from(reinterpret_cast<sockaddr*>(&from_addr), len).to_string();
     std::string reject;
     int peer = -1;
     try {
       std::string h =
-          recv_record(fd.get(), kMaxHandshake, deadline.min(Deadline::after(kStepLimit)),
+          recv_record(fd.get(), kMaxHandshake, deadline.min(base::Deadline::after(kStepLimit)),
                       "handshake from " + from);
-      WireReader in(h, "handshake");
+      base::WireReader in(h, "handshake");
       uint32_t magic = in.u32(), version = in.u32();
       uint64_t their_job = in.u64();
       int sender = static_cast<int>(in.u32()), target = static_cast<int>(in.u32());
@@ -166,7 +169,7 @@ std::vector<Fd> TcpConnector::connect_all(int rank, const std::vector<std::strin
         reject = "protocol version " + std::to_string(version) + " where " +
                  std::to_string(kProtocolVersion) + " was expected";
       } else if (std::string token = auth_token();
-                 !token.empty() && !same_secret(in.str(), token)) {
+                 !token.empty() && !base::same_secret(in.str(), token)) {
         reject = "wrong or missing WEFT_AUTH_TOKEN";
       } else if (their_job != job_id) {
         reject = "it belongs to another job";
@@ -179,9 +182,9 @@ std::vector<Fd> TcpConnector::connect_all(int rank, const std::vector<std::strin
       } else {
         peer = sender;
       }
-      WireWriter ack;
+      base::WireWriter ack;
       ack.u32(kHelloMagic).u8(peer >= 0 ? 1 : 0).str(reject);
-      send_record(fd.get(), ack.take(), deadline.min(Deadline::after(kStepLimit)),
+      send_record(fd.get(), ack.take(), deadline.min(base::Deadline::after(kStepLimit)),
                   "handshake with " + from);
     } catch (const Error& e) {
       reject = e.what();
@@ -198,7 +201,7 @@ std::vector<Fd> TcpConnector::connect_all(int rank, const std::vector<std::strin
   for (int peer = 0; peer < rank; ++peer) {
     std::string what = "handshake with rank " + std::to_string(peer);
     std::string a = recv_record(fds[peer].get(), kMaxHandshake, deadline, what);
-    WireReader in(a, "handshake answer");
+    base::WireReader in(a, "handshake answer");
     if (in.u32() != kHelloMagic) throw Error(ErrorCode::kPeer, what + ": not a weft peer");
     bool ok = in.u8() != 0;
     std::string reason = in.str();
@@ -211,4 +214,4 @@ std::vector<Fd> TcpConnector::connect_all(int rank, const std::vector<std::strin
   return fds;
 }
 
-}  // namespace weft::tcp
+}  // namespace weft::transport::tcp

@@ -17,15 +17,15 @@
 #include <string>
 #include <vector>
 
-#include "core/base/deadline.h"
-#include "transport/tcp/socket.h"
+#include "base/deadline.h"
+#include "base/socket.h"
 
-namespace weft::tcp {
+namespace weft::transport::tcp {
 
 class TcpConnector {
  public:
   // `route` is the local address of this process's connection to the store.
-  TcpConnector(const std::optional<std::string>& ifname, const SocketAddress& route);
+  TcpConnector(const std::optional<std::string>& ifname, const base::SocketAddress& route);
 
   // This process's contact record, for peers' connect_all().
   const std::string& record() const { return record_; }
@@ -37,18 +37,20 @@ class TcpConnector {
   // `rank`). Throws TimeoutError naming the ranks that did not connect in time.
   // `check_abort` runs every kAbortCheckInterval while waiting for peers and may throw,
   // to stop waiting for a job that has failed elsewhere.
-  std::vector<Fd> connect_all(int rank, const std::vector<std::string>& records,
-                              const std::vector<bool>& same_network, uint64_t job_id,
-                              Deadline deadline, const std::function<void()>& check_abort);
+  std::vector<base::Fd> connect_all(int rank, const std::vector<std::string>& records,
+                                    const std::vector<bool>& same_network, uint64_t job_id,
+                                    base::Deadline deadline,
+                                    const std::function<void()>& check_abort);
 
   static constexpr std::chrono::milliseconds kAbortCheckInterval{200};
 
  private:
-  Fd dial(int rank, int peer, const std::string& record, bool same_network, Deadline deadline);
+  base::Fd dial(int rank, int peer, const std::string& record, bool same_network,
+                base::Deadline deadline);
 
-  Fd listener_;
+  base::Fd listener_;
   std::string record_;
   bool loopback_for_same_host_;
 };
 
-}  // namespace weft::tcp
+}  // namespace weft::transport::tcp

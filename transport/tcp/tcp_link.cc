@@ -8,10 +8,10 @@
 #include <cerrno>
 #include <cstring>
 
-#include "core/base/log.h"
+#include "base/log.h"
 #include "weft/error.h"
 
-namespace weft::tcp {
+namespace weft::transport::tcp {
 namespace {
 
 // Small enough that a large payload's first piece, which lands here, is cheap to copy
@@ -28,8 +28,8 @@ constexpr uint64_t kMaxIoBytes = 0x7ffff000;
 
 std::string describe_fd(int fd) {
   try {
-    SocketAddress local = local_address(fd);
-    SocketAddress remote;
+    base::SocketAddress local = base::local_address(fd);
+    base::SocketAddress remote;
     remote.length = sizeof remote.storage;
     getpeername(fd, reinterpret_cast<sockaddr*>(&remote.storage), &remote.length);
     return "tcp " + local.to_string() + " -> " + remote.to_string();
@@ -40,32 +40,24 @@ std::string describe_fd(int fd) {
 
 }  // namespace
 
-TcpLink::TcpLink(int peer, Fd fd, transport::LinkHandler& handler, uint64_t stream_chunk)
+TcpLink::TcpLink(int peer, base::Fd fd, transport::LinkHandler& handler, uint64_t stream_chunk)
     : peer_(peer),
       fd_(std::move(fd)),
       handler_(handler),
       stream_chunk_(stream_chunk),
       description_(describe_fd(fd_.get())),
       staging_(kStagingBytes) {
-  set_nonblocking(fd_.get(), true);
-  set_nodelay(fd_.get());
+  base::set_nonblocking(fd_.get(), true);
+  base::set_nodelay(fd_.get());
 }
 
 TcpLink::~TcpLink() = default;
 
-void TcpLink::OutFrame::own_payload() {
-  if (payload != nullptr && owned.empty() && header.payload_bytes > 0) {
-    owned.assign(payload, payload + header.payload_bytes);
-    payload = owned.data();
-  }
-  cookie = nullptr;
-  owner = nullptr;
-}
-
 bool TcpLink::send(const transport::FrameHeader& header, const void* payload, void* cookie) {
   failure_.throw_if_failed(peer_);
-  OutFrame frame{header, static_cast<const std::byte*>(payload), {}, cookie, cookie, 0};
-  if (!current_ && control_.empty() && !in_flush_) {
+  if (!current_ && !queue_.has_control() && !in_flush_) {
+    transport::SendQueue::Frame frame{
+        header, static_cast<const std::byte*>(payload), {}, cookie, cookie, 0};
     // Fast path: nothing queued ahead, so write header and payload in one call now.
     iovec iov[2] = {{&frame.header, sizeof(frame.header)},
                     {const_cast<std::byte*>(frame.payload), frame.header.payload_bytes}};
@@ -85,8 +77,7 @@ bool TcpLink::send(const transport::FrameHeader& header, const void* payload, vo
     current_ = std::move(frame);
     return false;
   }
-  if (cookie == nullptr) frame.own_payload();
-  control_.push_back(std::move(frame));
+  queue_.push_frame(header, payload, cookie);
   flush();
   return false;
 }
@@ -94,27 +85,15 @@ bool TcpLink::send(const transport::FrameHeader& header, const void* payload, vo
 void TcpLink::send_stream(const transport::FrameHeader& header, const void* data, uint64_t bytes,
                           void* cookie) {
   failure_.throw_if_failed(peer_);
-  streams_.push_back({header, static_cast<const std::byte*>(data), bytes, 0, cookie});
+  queue_.push_stream(header, data, bytes, cookie);
   flush();
 }
 
 bool TcpLink::abandon(void* cookie) {
-  bool dropped = false;
   // A frame is the unit of the byte stream: one that has started must be finished, so
   // its payload is copied rather than cut short.
   if (current_ && current_->owner == cookie) current_->own_payload();
-  for (auto& f : control_) {
-    if (f.owner == cookie) f.own_payload();
-  }
-  for (auto it = streams_.begin(); it != streams_.end();) {
-    if (it->cookie == cookie) {
-      dropped = true;
-      it = streams_.erase(it);
-    } else {
-      ++it;
-    }
-  }
-  return dropped;
+  return queue_.abandon(cookie);
 }
 
 void TcpLink::progress() {
@@ -124,25 +103,9 @@ void TcpLink::progress() {
 }
 
 bool TcpLink::next_frame() {
-  if (!control_.empty()) {
-    current_ = std::move(control_.front());
-    control_.pop_front();
-    return true;
-  }
-  if (streams_.empty()) return false;
-  OutStream& s = streams_.front();
-  OutFrame piece;
-  piece.header = s.header;
-  piece.header.offset = s.next_offset;
-  piece.header.payload_bytes = std::min(stream_chunk_, s.bytes - s.next_offset);
-  piece.payload = s.data + s.next_offset;
-  piece.owner = s.cookie;
-  s.next_offset += piece.header.payload_bytes;
-  if (s.next_offset == s.bytes) {
-    piece.cookie = s.cookie;
-    streams_.pop_front();
-  }
-  current_ = std::move(piece);
+  transport::SendQueue::Frame frame;
+  if (!queue_.take_next(frame, stream_chunk_)) return false;
+  current_ = std::move(frame);
   return true;
 }
 
@@ -154,7 +117,7 @@ void TcpLink::flush() {
     iovec iov[kMaxIov];
     int count = 0;
     uint64_t batch = 0;
-    auto add = [&](OutFrame& f, uint64_t skip) {
+    auto add = [&](transport::SendQueue::Frame& f, uint64_t skip) {
       uint64_t header_left = skip < sizeof(f.header) ? sizeof(f.header) - skip : 0;
       if (header_left > 0) {
         iov[count++] = {reinterpret_cast<char*>(&f.header) + skip, header_left};
@@ -168,7 +131,7 @@ void TcpLink::flush() {
       batch += header_left + payload_left;
     };
     add(*current_, current_->written);
-    for (auto& f : control_) {
+    for (auto& f : queue_.control()) {
       if (count + 2 > kMaxIov || batch >= kMaxIoBytes / 2) break;
       add(f, 0);
     }
@@ -279,7 +242,7 @@ bool TcpLink::consume_staging() {
 }
 
 void TcpLink::drain_and_close(int timeout_ms) {
-  Deadline deadline = Deadline::after(std::chrono::milliseconds(timeout_ms));
+  base::Deadline deadline = base::Deadline::after(std::chrono::milliseconds(timeout_ms));
   while (!failure_.failed && wants_write() && !deadline.expired()) {
     flush();
     if (!wants_write() || failure_.failed) break;
@@ -291,7 +254,7 @@ void TcpLink::drain_and_close(int timeout_ms) {
                    << timeout_ms << " ms";
   }
   failure_.close();
-  close_gently(fd_);
+  base::close_gently(fd_);
 }
 
-}  // namespace weft::tcp
+}  // namespace weft::transport::tcp

@@ -6,22 +6,22 @@
 
 #include <sys/uio.h>
 
-#include <deque>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "base/socket.h"
 #include "transport/link.h"
 #include "transport/link_failure.h"
-#include "transport/tcp/socket.h"
+#include "transport/send_queue.h"
 
-namespace weft::tcp {
+namespace weft::transport::tcp {
 
 class TcpLink final : public transport::Link {
  public:
   // Takes over a connected socket (made non-blocking here). `stream_chunk` is the
   // payload size of each frame of a send_stream.
-  TcpLink(int peer, Fd fd, transport::LinkHandler& handler, uint64_t stream_chunk = 4u << 20);
+  TcpLink(int peer, base::Fd fd, transport::LinkHandler& handler, uint64_t stream_chunk = 4u << 20);
   ~TcpLink() override;
 
   int peer() const override { return peer_; }
@@ -34,50 +34,25 @@ class TcpLink final : public transport::Link {
   void progress() override;
 
   int poll_fd() const override { return fd_.get(); }
-  bool wants_write() const override {
-    return current_.has_value() || !control_.empty() || !streams_.empty();
-  }
+  bool wants_write() const override { return current_.has_value() || !queue_.empty(); }
   bool failed() const override { return failure_.failed; }
   void drain_and_close(int timeout_ms) override;
 
  private:
-  struct OutFrame {
-    transport::FrameHeader header;
-    const std::byte* payload = nullptr;
-    // A private copy of the payload, for sends without a cookie and abandoned ones. A
-    // vector, not a string: frames are moved, and a short string's bytes would move with
-    // the object and leave `payload` pointing at the old one.
-    std::vector<std::byte> owned;
-    void* cookie = nullptr;  // reported through on_sent when the frame is fully written
-    void* owner = nullptr;   // the cookie whose memory `payload` points into
-    uint64_t written = 0;    // bytes of header + payload already written
-    uint64_t total() const { return sizeof(header) + header.payload_bytes; }
-    // Switches `payload` to a private copy and forgets the caller's cookie.
-    void own_payload();
-  };
-  struct OutStream {
-    transport::FrameHeader header;
-    const std::byte* data;
-    uint64_t bytes;
-    uint64_t next_offset = 0;
-    void* cookie;
-  };
-
   void flush();
   bool next_frame();  // moves the next frame to write into current_
   void read();
   bool consume_staging();  // false once the link failed
 
   int peer_;
-  Fd fd_;
+  base::Fd fd_;
   transport::LinkHandler& handler_;
   uint64_t stream_chunk_;
   std::string description_;
 
   // Write side.
-  std::optional<OutFrame> current_;  // the frame being written
-  std::deque<OutFrame> control_;
-  std::deque<OutStream> streams_;
+  std::optional<transport::SendQueue::Frame> current_;  // the frame being written
+  transport::SendQueue queue_;
   bool in_flush_ = false;
 
   // Read side.
@@ -91,4 +66,4 @@ class TcpLink final : public transport::Link {
   transport::LinkFailure failure_;
 };
 
-}  // namespace weft::tcp
+}  // namespace weft::transport::tcp

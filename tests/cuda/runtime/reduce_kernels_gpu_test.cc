@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "core/reduce/reduce_kernels.h"
+#include "collectives/reduce/reduce_kernels.h"
 #include "cuda/device_runtime.h"
 #include "weft/error.h"
 
@@ -101,10 +101,10 @@ std::vector<uint8_t> random_elements(DType dtype, uint64_t count, uint32_t seed)
     const double value = moderate(rng);
     uint8_t* at = bytes.data() + i * size;
     if (dtype == DType::kFloat16) {
-      const float16 h = core::float_to_float16(static_cast<float>(value));
+      const float16 h = collectives::reduce::float_to_float16(static_cast<float>(value));
       std::memcpy(at, &h, size);
     } else if (dtype == DType::kBFloat16) {
-      const bfloat16 h = core::float_to_bfloat16(static_cast<float>(value));
+      const bfloat16 h = collectives::reduce::float_to_bfloat16(static_cast<float>(value));
       std::memcpy(at, &h, size);
     } else if (dtype == DType::kFloat32) {
       const float f = static_cast<float>(value);
@@ -148,9 +148,10 @@ std::vector<uint8_t> cpu_reduce(ReduceOp op, DType dtype, uint64_t count,
                                 const std::vector<std::vector<uint8_t>>& inputs, uint64_t divisor) {
   std::vector<uint8_t> result = inputs[0];
   for (size_t k = 1; k < inputs.size(); ++k) {
-    core::reduce_elements(op, dtype, result.data(), result.data(), inputs[k].data(), count);
+    collectives::reduce::reduce_elements(op, dtype, result.data(), result.data(), inputs[k].data(),
+                                         count);
   }
-  if (divisor > 1) core::divide_elements(dtype, result.data(), count, divisor);
+  if (divisor > 1) collectives::reduce::divide_elements(dtype, result.data(), count, divisor);
   return result;
 }
 
@@ -238,7 +239,7 @@ TEST_F(ReduceTest, EveryOpAndDTypeMatchesTheCpu) {
   uint32_t seed = 1;
   for (DType dtype : kAllDTypes) {
     for (ReduceOp op : kAllOps) {
-      if (!core::op_supports(op, dtype)) continue;
+      if (!collectives::reduce::op_supports(op, dtype)) continue;
       for (int inputs : {1, 2, 3, 5}) {
         check_against_cpu(op, dtype, Layout{.inputs = inputs, .outputs = 1}, ++seed);
       }

@@ -9,16 +9,16 @@
 #include <map>
 #include <vector>
 
-#include "transport/tcp/socket.h"
+#include "base/socket.h"
 #include "weft/error.h"
 
 namespace {
 
 using namespace std::chrono_literals;
-using weft::Deadline;
-using weft::tcp::Fd;
-using weft::tcp::TcpLink;
+using weft::base::Deadline;
+using weft::base::Fd;
 using weft::transport::FrameHeader;
+using weft::transport::tcp::TcpLink;
 
 // Records what arrives; payloads of frames with recv_id != 0 land in `streamed`.
 struct Recorder : weft::transport::LinkHandler {
@@ -45,10 +45,10 @@ struct Recorder : weft::transport::LinkHandler {
 };
 
 std::pair<Fd, Fd> connected_pair() {
-  Fd listener = weft::tcp::listen_on(weft::tcp::resolve("127.0.0.1", 0).front(), 1);
+  Fd listener = weft::base::listen_on(weft::base::resolve("127.0.0.1", 0).front(), 1);
   auto addr =
-      weft::tcp::resolve("127.0.0.1", weft::tcp::local_address(listener.get()).port()).front();
-  Fd a = weft::tcp::connect_to(addr, Deadline::after(5s));
+      weft::base::resolve("127.0.0.1", weft::base::local_address(listener.get()).port()).front();
+  Fd a = weft::base::connect_to(addr, weft::base::Deadline::after(5s));
   Fd b(::accept(listener.get(), nullptr, nullptr));
   return {std::move(a), std::move(b)};
 }

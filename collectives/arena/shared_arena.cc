@@ -1,0 +1,323 @@
+#include "collectives/arena/shared_arena.h"
+
+#include <linux/futex.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <ctime>
+
+#include "p2p/engine.h"
+#include "weft/error.h"
+
+namespace weft::collectives {
+
+// One member's control block: a line of counters, and one post line per parity. All
+// of it is written by that member only.
+struct alignas(64) SharedArena::PostLine {
+  std::atomic<uint32_t> round;  // the last round of this parity the member posted
+  uint32_t unused;
+  uint64_t signature;            // of that round's call
+  std::byte data[kInlineBytes];  // that round's data, when it is this small
+};
+struct alignas(ArenaLayout::kControlBytes) SharedArena::Control {
+  alignas(64) std::atomic<uint32_t> reduced;  // sliced all_reduce: last round whose slice is done
+  std::atomic<uint32_t> consumed;             // the last round this member finished reading
+  std::atomic<uint32_t> failed;               // an ArenaFailure: this member gave up
+  std::atomic<uint32_t> sleepers;             // members sleeping on one of its counters
+  int32_t culprit;                            // kPeer: the world rank whose failure it saw
+  PostLine post[2];
+};
+static_assert(std::atomic<uint32_t>::is_always_lock_free);
+
+namespace {
+
+struct Header {
+  uint64_t magic;
+  uint64_t members;
+  uint64_t buffer_bytes;
+};
+
+// Wrap-safe: whether counter value `value` has reached `target`.
+bool reached(uint32_t value, uint32_t target) { return static_cast<int32_t>(value - target) >= 0; }
+
+void futex_wait(std::atomic<uint32_t>& word, uint32_t expected, long timeout_ns) {
+  timespec t{0, timeout_ns};
+  // Shared (not FUTEX_PRIVATE): the word lives in a mapping of several processes.
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(&word), FUTEX_WAIT, expected, &t, nullptr, 0);
+}
+
+void futex_wake_all(std::atomic<uint32_t>& word) {
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(&word), FUTEX_WAKE, INT32_MAX, nullptr, nullptr,
+          0);
+}
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+constexpr long kSleepSliceNs = 1'000'000;  // futex sleeps; liveness is checked after each
+constexpr unsigned kSpinsPerCheck = 1024;  // spins between checks of flags and the clock
+
+}  // namespace
+
+SharedArena::SharedArena(transport::shm::Segment segment, ArenaLayout layout, int member,
+                         std::vector<int> world_ranks, Options options)
+    : segment_(std::move(segment)),
+      layout_(layout),
+      member_(member),
+      world_ranks_(std::move(world_ranks)),
+      options_(options),
+      known_consumed_(layout.members, 0) {}
+
+SharedArena::~SharedArena() = default;
+
+void SharedArena::initialize_header(std::byte* base, const ArenaLayout& layout) {
+  Header h{ArenaLayout::kMagic, static_cast<uint64_t>(layout.members), layout.buffer_bytes};
+  std::memcpy(base, &h, sizeof h);
+}
+
+void SharedArena::check_header(const std::byte* base, const ArenaLayout& layout,
+                               const std::string& name) {
+  Header h;
+  std::memcpy(&h, base, sizeof h);
+  if (h.magic != ArenaLayout::kMagic || h.members != static_cast<uint64_t>(layout.members) ||
+      h.buffer_bytes != layout.buffer_bytes) {
+    throw Error(ErrorCode::kInternal, "shared-memory segment " + name +
+                                          " is not the collective arena this group expects (" +
+                                          std::to_string(layout.members) + " members, " +
+                                          std::to_string(layout.buffer_bytes) + "-byte buffers)");
+  }
+}
+
+SharedArena::Control& SharedArena::control(int member) const {
+  static_assert(sizeof(Control) <= ArenaLayout::kControlBytes);
+  static_assert(sizeof(PostLine) == 64);
+  return *reinterpret_cast<Control*>(segment_.data() + layout_.control_offset(member));
+}
+
+// ---- turns ----
+
+SharedArena::Turn::Turn(SharedArena& arena, uint32_t tag, std::chrono::milliseconds timeout)
+    : arena_(&arena) {
+  auto mine = [&] {
+    return (arena.next_tag_.load(std::memory_order_acquire) & 0x7fffffffu) == tag;
+  };
+  if (mine()) [[likely]]
+    return;
+  std::unique_lock<std::mutex> lock(arena.turn_mutex_);
+  // seq_cst with release()'s increment and load: either it sees this waiter, or this
+  // sees its new tag.
+  arena.turn_waiters_.fetch_add(1, std::memory_order_seq_cst);
+  bool got = arena.turn_cv_.wait_for(lock, timeout, mine);
+  arena.turn_waiters_.fetch_sub(1, std::memory_order_seq_cst);
+  if (!got) {
+    held_ = false;
+    throw TimeoutError("an earlier collective of this group (call " +
+                       std::to_string(arena.next_tag_.load()) +
+                       ") is still running in this process");
+  }
+}
+
+void SharedArena::Turn::release() {
+  if (!held_) return;
+  held_ = false;
+  arena_->next_tag_.fetch_add(1, std::memory_order_seq_cst);
+  if (arena_->turn_waiters_.load(std::memory_order_seq_cst) > 0) [[unlikely]] {
+    // Taking the mutex orders this after a waiter's check, before its sleep.
+    { std::lock_guard<std::mutex> lock(arena_->turn_mutex_); }
+    arena_->turn_cv_.notify_all();
+  }
+}
+
+// ---- failures ----
+
+void SharedArena::throw_if_broken() const {
+  if (!broken_.load(std::memory_order_acquire)) [[likely]]
+    return;
+  std::lock_guard<std::mutex> lock(failure_mutex_);
+  throw Error(ErrorCode::kState,
+              "the shared-memory collectives of this group stopped after an earlier failure: " +
+                  broken_reason_);
+}
+
+void SharedArena::mark_failed(const std::exception& e) {
+  ArenaFailure kind = ArenaFailure::kOther;
+  if (dynamic_cast<const DesyncError*>(&e)) kind = ArenaFailure::kDesync;
+  if (dynamic_cast<const TimeoutError*>(&e)) kind = ArenaFailure::kTimeout;
+  int culprit = -1;
+  if (auto* peer_error = dynamic_cast<const PeerError*>(&e)) {
+    kind = ArenaFailure::kPeer;
+    culprit = peer_error->peer();
+  }
+  {
+    std::lock_guard<std::mutex> lock(failure_mutex_);
+    if (broken_.load(std::memory_order_relaxed)) return;
+    broken_reason_ = e.what();
+    broken_.store(true, std::memory_order_release);
+  }
+  Control& mine = control(member_);
+  mine.culprit = culprit;  // published by the store of `failed`
+  mine.failed.store(static_cast<uint32_t>(kind), std::memory_order_seq_cst);
+  // Whoever sleeps on one of this member's counters wakes to see the flag.
+  futex_wake_all(mine.post[0].round);
+  futex_wake_all(mine.post[1].round);
+  futex_wake_all(mine.reduced);
+  futex_wake_all(mine.consumed);
+}
+
+// ---- rounds ----
+
+void SharedArena::publish(std::atomic<uint32_t>& counter, uint32_t value, Control& mine) {
+  // A release store, not seq_cst: a full fence here would stall every round on taking
+  // the line back from the members spinning on it. The price is that the load of
+  // sleepers below may run before the store is visible, so a member that goes to sleep
+  // at that very moment can miss this wake-up; it then wakes after its time slice
+  // (kSleepSliceNs) instead, never later.
+  counter.store(value, std::memory_order_release);
+  if (mine.sleepers.load(std::memory_order_relaxed) != 0) [[unlikely]]
+    futex_wake_all(counter);
+}
+
+uint32_t SharedArena::begin_round(Call& call) {
+  const uint32_t round = ++round_;
+  for (int m = 0; m < layout_.members; ++m) {
+    if (m == member_ || reached(known_consumed_[m], round - 2)) continue;
+    wait_for(call, m, control(m).consumed, round - 2, "finish the previous round");
+    known_consumed_[m] = control(m).consumed.load(std::memory_order_relaxed);
+  }
+  return round;
+}
+
+void SharedArena::post(Call& call, uint32_t round) {
+  Control& mine = control(member_);
+  PostLine& line = mine.post[round & 1u];
+  line.signature = call.signature;
+  publish(line.round, round, mine);
+}
+
+void SharedArena::post_reduced(uint32_t round) {
+  Control& mine = control(member_);
+  publish(mine.reduced, round, mine);
+}
+
+void SharedArena::consume(uint32_t round) {
+  Control& mine = control(member_);
+  publish(mine.consumed, round, mine);
+}
+
+void SharedArena::wait_posted(Call& call, int member, uint32_t round) {
+  Control& theirs = control(member);
+  PostLine& line = theirs.post[round & 1u];
+  if (!reached(line.round.load(std::memory_order_acquire), round)) {
+    wait_for(call, member, line.round, round, "reach this collective");
+  }
+  // A member posts round r only after it has consumed r - 1: this spares begin_round a
+  // look at its counters (another cache line) in the next round.
+  if (!reached(known_consumed_[member], round - 1)) known_consumed_[member] = round - 1;
+  if (line.signature != call.signature) [[unlikely]] {
+    throw DesyncError("rank " + std::to_string(world_ranks_[member]) +
+                      " is in another collective, or the same one with other counts, dtype, op "
+                      "or root: the ranks disagree about this collective");
+  }
+}
+
+void SharedArena::wait_reduced(Call& call, int member, uint32_t round) {
+  Control& theirs = control(member);
+  if (!reached(theirs.reduced.load(std::memory_order_acquire), round)) {
+    wait_for(call, member, theirs.reduced, round, "reduce its slice");
+  }
+}
+
+void SharedArena::wait_for(Call& call, int member, std::atomic<uint32_t>& word, uint32_t round,
+                           const char* what) {
+  Control& theirs = control(member);
+  std::optional<std::chrono::steady_clock::time_point> spin_until;
+  while (true) {
+    for (unsigned i = 0; i < kSpinsPerCheck; ++i) {
+      if (reached(word.load(std::memory_order_acquire), round)) return;
+      if (options_.oversubscribed) {
+        sched_yield();
+      } else {
+        cpu_relax();
+      }
+    }
+    try {
+      check_progress(call, member, round, what);
+    } catch (const Error&) {
+      // A member that published and then left the job (it had nothing more to do in this
+      // collective) is not a failure of this wait.
+      if (reached(word.load(std::memory_order_acquire), round)) return;
+      throw;
+    }
+    auto now = std::chrono::steady_clock::now();
+    if (!spin_until) spin_until = now + options_.spin;
+    if (now < *spin_until) continue;
+    // Sleep until the member publishes (or 1 ms passes, to check liveness again).
+    theirs.sleepers.fetch_add(1, std::memory_order_seq_cst);
+    uint32_t seen = word.load(std::memory_order_seq_cst);
+    if (!reached(seen, round) && theirs.failed.load(std::memory_order_relaxed) == 0) {
+      futex_wait(word, seen, kSleepSliceNs);
+    }
+    theirs.sleepers.fetch_sub(1, std::memory_order_seq_cst);
+    if (reached(word.load(std::memory_order_acquire), round)) return;
+  }
+}
+
+void SharedArena::check_progress(Call& call, int waiting_for, uint32_t round, const char* what) {
+  // The others' flags first: a member that gave up recorded why (the rank whose death
+  // it saw, say) before it went, and its own exit is then only a consequence.
+  for (int m = 0; m < layout_.members; ++m) {
+    const Control& theirs = control(m);
+    auto failed = static_cast<ArenaFailure>(theirs.failed.load(std::memory_order_acquire));
+    if (m == member_ || failed == ArenaFailure::kNone) continue;
+    const std::string who =
+        "rank " + std::to_string(world_ranks_[m]) + " gave up on a collective of this group";
+    switch (failed) {
+      case ArenaFailure::kDesync:
+        throw DesyncError(who + ": it found that the ranks disagree about this collective");
+      case ArenaFailure::kTimeout:
+        throw TimeoutError(who + ": it timed out waiting for another rank");
+      case ArenaFailure::kPeer:
+        if (theirs.culprit < 0 || theirs.culprit >= call.engine->world_size()) break;
+        throw PeerError(theirs.culprit, who + ": it lost the connection to " +
+                                            call.engine->peer_name(theirs.culprit));
+      default:
+        break;
+    }
+    throw Error(ErrorCode::kPeer, who + ": it failed");
+  }
+  call.engine->throw_if_failed(world_ranks_);
+  if (!call.deadline) call.deadline = base::Deadline::after(call.timeout);
+  if (call.deadline->expired()) {
+    std::string missing;
+    for (int m = 0; m < layout_.members; ++m) {
+      if (m == member_) continue;
+      if (!reached(control(m).post[round & 1u].round.load(std::memory_order_acquire), round)) {
+        missing += (missing.empty() ? "" : ", ") + call.engine->peer_name(world_ranks_[m]);
+      }
+    }
+    throw TimeoutError("waited in vain for " + call.engine->peer_name(world_ranks_[waiting_for]) +
+                       " to " + what + " (shared-memory round " + std::to_string(round) + ")" +
+                       (missing.empty() ? "" : "; not yet arrived: " + missing));
+  }
+}
+
+}  // namespace weft::collectives
+
+namespace weft::collectives {
+
+std::byte* SharedArena::staging(uint32_t round, uint64_t bytes) const {
+  return bytes <= kInlineBytes ? control(member_).post[round & 1u].data : buffer(member_, round);
+}
+
+const std::byte* SharedArena::staged(int member, uint32_t round, uint64_t bytes) const {
+  return bytes <= kInlineBytes ? control(member).post[round & 1u].data : buffer(member, round);
+}
+
+}  // namespace weft::collectives

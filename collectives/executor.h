@@ -1,0 +1,47 @@
+// Running a Schedule: over the engine's links (execute), and the local operations that
+// the simulator shares (run_local_op).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+
+#include "collectives/collective_spec.h"
+#include "collectives/schedule.h"
+#include "p2p/group_state.h"
+#include "weft/timeout.h"
+
+namespace weft::p2p {
+class Engine;
+}  // namespace weft::p2p
+
+namespace weft::collectives {
+
+struct Buffers {
+  std::byte* input = nullptr;
+  std::byte* output = nullptr;
+  std::byte* scratch = nullptr;
+
+  std::byte* address(const Region& r, uint64_t element_bytes) const {
+    std::byte* base = r.buffer == Buffer::kInput    ? input
+                      : r.buffer == Buffer::kOutput ? output
+                                                    : scratch;
+    return base + r.offset * element_bytes;
+  }
+};
+
+// Runs a kReduce or kCopy operation.
+void run_local_op(const Op& op, const CollectiveSpec& spec, const Buffers& buffers);
+
+// kAvg: divides the collective's result by the group size (after the schedule ran).
+void finish_average(const CollectiveSpec& spec, const Buffers& buffers);
+
+// Runs `schedule` to the end. Messages go in the collective matching space `space`
+// with tag `tag`. Throws the first failure (PeerError, TimeoutError once `timeout` has
+// passed, DesyncError when a peer's message does not have the size or dtype this rank
+// expects); the operations still in flight are then abandoned, so that weft touches
+// none of the buffers after it has thrown.
+void execute(const Schedule& schedule, const CollectiveSpec& spec, const Buffers& buffers,
+             p2p::Engine& engine, const std::shared_ptr<const p2p::GroupState>& space, int tag,
+             Timeout timeout);
+
+}  // namespace weft::collectives

@@ -1,0 +1,57 @@
+// Request: the handle of an asynchronous operation (isend, irecv, and later the
+// asynchronous collectives). Copies share one operation.
+//
+// The memory of the operation's tensor belongs to the operation until it completes:
+// do not free or reuse it before wait() has returned or is_completed() returned true.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "weft/timeout.h"
+
+namespace weft {
+
+namespace p2p {
+class RequestState;
+}
+namespace runtime {
+struct Handles;
+}
+
+class Request {
+ public:
+  Request() = default;  // an empty handle; valid() is false
+
+  bool valid() const { return state_ != nullptr; }
+
+  // True once the operation has finished, successfully or not. Never waits for a peer:
+  // it makes what progress it can without waiting, then answers. (A receive into a
+  // device tensor that has arrived is copied to the device before it answers true.)
+  bool is_completed() const;
+
+  // Blocks until the operation finishes. Throws the operation's error if it failed, or
+  // TimeoutError if `timeout` (default: the group's) passes first; after a timeout the
+  // operation is still pending and may be waited for again.
+  void wait(Timeout timeout = kDefaultTimeout) const;
+
+  // Withdraws a receive that no message has matched yet: it completes at once, without
+  // error, its buffer untouched, and cancelled() becomes true. Returns false, changing
+  // nothing, for a send, a collective, or a receive already matched or complete (the
+  // message it matched is received as usual): as with MPI_Cancel, a cancel may fail.
+  bool cancel() const;
+  bool cancelled() const;
+
+  // For a completed receive: the sender's rank in the group, the message's tag and its
+  // size in bytes. For a send: the destination, the tag and the bytes sent.
+  int source() const;
+  int tag() const;
+  uint64_t bytes() const;
+
+ private:
+  friend struct runtime::Handles;
+  explicit Request(std::shared_ptr<p2p::RequestState> state) : state_(std::move(state)) {}
+  std::shared_ptr<p2p::RequestState> state_;
+};
+
+}  // namespace weft

@@ -1,0 +1,328 @@
+// Engine, set-up and posting: links, the pending list, isend/irecv and messages to self.
+#include "p2p/engine.h"
+
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "base/log.h"
+#include "p2p/protocol.h"
+#include "weft/error.h"
+
+namespace weft::p2p {
+
+using p2p::OpKind;
+using p2p::OpStage;
+using p2p::RequestState;
+using transport::FrameHeader;
+
+Engine::Engine(int world_rank, std::vector<PeerInfo> peers, EngineOptions options)
+    : rank_(world_rank), options_(options), peers_(peers.size()) {
+  for (size_t r = 0; r < peers.size(); ++r) {
+    peers_[r].info = std::move(peers[r]);
+    peers_[r].eager_credit = options_.eager_window;
+  }
+  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+  if (epoll_fd_ < 0)
+    throw Error(ErrorCode::kInternal, std::string("epoll_create1: ") + std::strerror(errno));
+  waiter_bell_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.ptr = nullptr;  // no peer: the waiter bell
+  if (waiter_bell_ < 0 || epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, waiter_bell_, &ev) != 0) {
+    throw Error(ErrorCode::kInternal, std::string("eventfd: ") + std::strerror(errno));
+  }
+}
+
+Engine::~Engine() {
+  shutdown(std::chrono::milliseconds(0));
+  if (epoll_fd_ >= 0) ::close(epoll_fd_);
+  if (waiter_bell_ >= 0) ::close(waiter_bell_);
+}
+
+void Engine::add_link(std::unique_ptr<transport::Link> link) {
+  Peer& p = peers_.at(link->peer());
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.ptr = &p;
+  if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, link->poll_fd(), &ev) != 0) {
+    throw Error(ErrorCode::kInternal, std::string("epoll_ctl: ") + std::strerror(errno));
+  }
+  if (link->busy_polled()) {
+    busy_links_.push_back(&p);
+  } else {
+    has_fd_links_ = true;
+  }
+  p.link = std::move(link);
+}
+
+void Engine::start() {
+  progress_thread_ = std::thread([this] { progress_loop(); });
+}
+
+std::string Engine::peer_name(int world_rank) const {
+  const PeerInfo& info = peers_.at(world_rank).info;
+  return "rank " + std::to_string(world_rank) + " (" + info.hostname + ":" +
+         std::to_string(info.pid) + ")";
+}
+
+// ---------------------------------------------------------------------------------------
+// Posting operations
+
+Engine::RequestPtr Engine::make_request(OpKind kind, GroupPtr group, const Tensor& tensor, int peer,
+                                        int tag) {
+  int peer_world = peer < 0 ? -1 : group->world_ranks[peer];
+  auto r =
+      std::make_shared<RequestState>(kind, this, std::move(group), tensor, peer_world, peer, tag);
+  link_pending(r);
+  return r;
+}
+
+// Only a request still pending after it was posted needs the progress thread; counting
+// the many that complete at once (eager sends) would wake it for nothing, and a wake-up
+// is a system call on the caller's path.
+void Engine::count_if_outstanding(const RequestPtr& r) {
+  if (r->done.load(std::memory_order_relaxed)) return;
+  r->user_async = true;
+  if (async_outstanding_++ == 0 && blocking_waiters_ == 0) progress_cv_.notify_one();
+}
+
+void Engine::link_pending(const RequestPtr& r) {
+  r->self = r;
+  r->pending_next = pending_head_;
+  if (pending_head_) pending_head_->pending_prev = r.get();
+  pending_head_ = r.get();
+}
+
+void Engine::unlink_pending(RequestState& r) {
+  if (r.pending_prev) r.pending_prev->pending_next = r.pending_next;
+  if (r.pending_next) r.pending_next->pending_prev = r.pending_prev;
+  if (pending_head_ == &r) pending_head_ = r.pending_next;
+  r.pending_prev = r.pending_next = nullptr;
+  r.self.reset();  // may free r if the engine held the last reference
+}
+
+std::vector<Engine::RequestPtr> Engine::pending_requests() const {
+  std::vector<RequestPtr> out;
+  for (RequestState* r = pending_head_; r != nullptr; r = r->pending_next) out.push_back(r->self);
+  return out;
+}
+
+Engine::Comm& Engine::create_comm(uint32_t id) {
+  if (id >= comms_.size()) comms_.resize(id + 1);
+  if (!comms_[id]) {
+    comms_[id] = std::make_unique<Comm>();
+    comms_[id]->send_seq.assign(peers_.size(), 0);
+    comms_[id]->recv_seq.assign(peers_.size(), 0);
+  }
+  return *comms_[id];
+}
+
+void Engine::complete(const RequestPtr& request, std::exception_ptr error) {
+  if (request->done.load(std::memory_order_relaxed)) return;
+  RequestPtr keep = request;  // unlinking may drop the engine's reference
+  keep->stage = OpStage::kDone;
+  keep->error = error;
+  unlink_pending(*keep);
+  if (keep->user_async) --async_outstanding_;
+  WEFT_LOG(TRACE) << "completed " << keep->describe() << ", " << keep->bytes << " B"
+                  << (error ? " (failed)" : "");
+  keep->done.store(true, std::memory_order_release);
+  // Blocked waiters look again (sleep_as_waiter).
+  ++completions_;
+  if (followers_ > 0) followers_cv_.notify_all();
+  if (waiter_in_epoll_ && !bell_rung_) {
+    uint64_t one = 1;
+    bell_rung_ = ::write(waiter_bell_, &one, sizeof one) == static_cast<ssize_t>(sizeof one);
+  }
+}
+
+Engine::RequestPtr Engine::isend(GroupPtr group, const Tensor& tensor, int dst, int tag,
+                                 bool user_async, bool synchronous) {
+  return post(OpKind::kSend, std::move(group), tensor, dst, tag, user_async, synchronous);
+}
+
+Engine::RequestPtr Engine::irecv(GroupPtr group, const Tensor& tensor, int src, int tag,
+                                 bool user_async) {
+  return post(OpKind::kRecv, std::move(group), tensor, src, tag, user_async);
+}
+
+Engine::RequestPtr Engine::post(OpKind kind, GroupPtr group, const Tensor& tensor, int peer,
+                                int tag, bool user_async, bool synchronous) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  note_caller_activity();
+  RequestPtr r = make_request(kind, std::move(group), tensor, peer, tag);
+  r->synchronous = synchronous;
+  if (shut_down_) {
+    fail(r, std::make_exception_ptr(Error(
+                ErrorCode::kState, r->describe() + ": the process group has been destroyed")));
+  } else if (kind == OpKind::kSend) {
+    post_send(r);
+  } else {
+    post_recv(r);
+  }
+  if (user_async) count_if_outstanding(r);
+  return r;
+}
+
+void Engine::post_send(const RequestPtr& r) {
+  const Tensor& tensor = r->tensor;
+  r->bytes = tensor.bytes();
+  if (r->peer_world == rank_) {
+    send_to_self(r);
+    return;
+  }
+  Peer& p = peers_[r->peer_world];
+  if (p.link->failed()) p.link->progress();  // reports a failure not yet seen
+  if (!p.failure.empty()) {
+    fail(r, std::make_exception_ptr(PeerError(r->peer_world, r->describe() + ": " + p.failure)));
+    return;
+  }
+  if (!r->synchronous && eager_fits(p, r->bytes)) {
+    FrameHeader h = eager_header(p, *r->group, tensor, r->tag, r->peer_world);
+    r->stage = OpStage::kEagerQueued;
+    if (p.link->send(h, tensor.data(), r.get())) complete(r);
+  } else {
+    FrameHeader h = message_header(*r->group, tensor, r->tag, r->peer_world);
+    r->id = next_id_++;
+    h.kind = static_cast<uint8_t>(FrameKind::kRts);
+    h.send_id = r->id;
+    r->stage = OpStage::kAwaitingCts;
+    rendezvous_sends_.emplace(r->id, r);
+    trace_frame(true, r->peer_world, h);
+    p.link->send(h, nullptr, nullptr);
+  }
+  after_send(p);
+}
+
+FrameHeader Engine::message_header(const p2p::GroupState& group, const Tensor& tensor, int tag,
+                                   int world_peer) {
+  FrameHeader h;
+  h.dtype = static_cast<uint8_t>(tensor.dtype());
+  h.comm = group.comm;
+  h.tag = tag;
+  h.src = group.rank;
+  h.seq = comm(group.comm).send_seq[world_peer]++;
+  h.msg_bytes = tensor.bytes();
+  return h;
+}
+
+bool Engine::send_eagerly_now(const p2p::GroupState& group, const Tensor& tensor, int dst,
+                              int tag) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  int world_peer = group.world_ranks[dst];
+  if (shut_down_ || world_peer == rank_) return false;
+  Peer& p = peers_[world_peer];
+  if (!p.link || !p.failure.empty() || p.link->failed()) return false;
+  if (!eager_fits(p, tensor.bytes())) return false;
+  note_caller_activity();
+  FrameHeader h = eager_header(p, group, tensor, tag, world_peer);
+  p.link->send(h, tensor.data(), nullptr);
+  after_send(p);
+  if (!p.failure.empty()) {
+    throw PeerError(world_peer,
+                    p2p::describe_op(OpKind::kSend, group, dst, tag) + ": " + p.failure);
+  }
+  return true;
+}
+
+bool Engine::eager_fits(const Peer& p, uint64_t bytes) const {
+  return bytes <= options_.eager_limit && bytes + kEagerOverheadBytes <= p.eager_credit;
+}
+
+FrameHeader Engine::eager_header(Peer& p, const p2p::GroupState& group, const Tensor& tensor,
+                                 int tag, int world_peer) {
+  FrameHeader h = message_header(group, tensor, tag, world_peer);
+  h.kind = static_cast<uint8_t>(FrameKind::kEager);
+  h.payload_bytes = h.msg_bytes;
+  p.eager_credit -= h.msg_bytes + kEagerOverheadBytes;
+  trace_frame(true, world_peer, h);
+  return h;
+}
+
+void Engine::post_recv(const RequestPtr& r) {
+  const int src = r->peer, tag = r->tag;
+  // A message that arrived before its sender failed is still delivered.
+  if (auto message = matcher(r->group->comm).take_unexpected(src, tag)) {
+    deliver_unexpected(r, message);
+    return;
+  }
+  if (r->peer_world >= 0 && r->peer_world != rank_ && !peers_[r->peer_world].failure.empty()) {
+    fail(r, std::make_exception_ptr(
+                PeerError(r->peer_world, r->describe() + ": " + peers_[r->peer_world].failure)));
+    return;
+  }
+  matcher(r->group->comm).add_posted(r);
+}
+
+void Engine::send_to_self(const RequestPtr& send) {
+  const p2p::GroupState& g = *send->group;
+  FrameHeader h;
+  h.dtype = static_cast<uint8_t>(send->tensor.dtype());
+  h.comm = g.comm;
+  h.tag = send->tag;
+  h.src = g.rank;
+  h.msg_bytes = send->bytes;
+  if (RequestPtr recv = matcher(g.comm).take_posted(g.rank, send->tag)) {
+    std::string why = misfit(*recv, h);
+    if (!why.empty()) {
+      fail(recv, std::make_exception_ptr(InvalidArgument(why)));
+    } else {
+      take_message_fields(*recv, h);
+      if (h.msg_bytes > 0) std::memcpy(recv->tensor.data(), send->tensor.data(), h.msg_bytes);
+      complete(recv);
+    }
+    complete(send);
+    return;
+  }
+  auto message = std::make_shared<UnexpectedMessage>();
+  message->world_peer = rank_;
+  if (!send->synchronous && send->bytes <= options_.eager_limit) {
+    // Small: buffer a copy so the send completes now, as an eager send would.
+    h.kind = static_cast<uint8_t>(FrameKind::kEager);
+    message->header = h;
+    auto* data = static_cast<const std::byte*>(send->tensor.data());
+    message->payload.assign(data, data + send->bytes);
+    message->payload_complete = true;
+    matcher(g.comm).add_unexpected(message);
+    complete(send);
+  } else {
+    // Large: the send waits for a matching receive, which copies from its buffer.
+    h.kind = static_cast<uint8_t>(FrameKind::kRts);
+    message->header = h;
+    message->self_send = send;
+    send->stage = OpStage::kAwaitingCts;
+    matcher(g.comm).add_unexpected(message);
+  }
+}
+
+void Engine::send_control(int world_peer, const FrameHeader& header) {
+  Peer& p = peers_[world_peer];
+  if (!p.failure.empty() || !p.link || p.link->failed()) return;
+  trace_frame(true, world_peer, header);
+  p.link->send(header, nullptr, nullptr);
+  after_send(p);
+}
+
+void Engine::after_send(Peer& p) {
+  if (p.link->failed()) {
+    p.link->progress();  // reports the failure through on_link_failed
+    return;
+  }
+  watch_output(p);
+}
+
+void Engine::watch_output(Peer& p) {
+  if (!p.link || !p.failure.empty()) return;
+  bool want = p.link->wants_write();
+  if (want == p.watching_output) return;
+  epoll_event ev{};
+  ev.events = EPOLLIN | (want ? static_cast<uint32_t>(EPOLLOUT) : 0u);
+  ev.data.ptr = &p;
+  epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, p.link->poll_fd(), &ev);
+  p.watching_output = want;
+}
+
+}  // namespace weft::p2p

@@ -1,0 +1,287 @@
+// Engine: point-to-point messaging over one link per peer. It owns the links, the
+// matching queues of every group, and the rendezvous and credit bookkeeping of
+// p2p/protocol.h, and it makes progress.
+//
+// Progress: a thread that waits on a request polls the links itself (spinning briefly,
+// then sleeping in epoll), so the critical path never hands off to another thread. A
+// progress thread keeps asynchronous requests moving while the caller computes: it
+// sleeps while no asynchronous request is outstanding, while some thread is waiting,
+// and while the caller's own calls keep the links moving (it steps in only after
+// kProgressGrace without one), so that it never competes with the caller for a core.
+//
+// A failed peer fails every pending operation that involves it with a PeerError
+// naming it, and every later one at once. Nothing here blocks forever: waits take a
+// deadline.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "base/deadline.h"
+#include "base/log.h"
+#include "p2p/matcher.h"
+#include "p2p/protocol.h"
+#include "p2p/request_state.h"
+#include "transport/link.h"
+#include "weft/p2p.h"
+
+struct epoll_event;
+
+namespace weft::p2p {
+
+struct PeerInfo {
+  std::string hostname;
+  int64_t pid = 0;
+};
+
+struct EngineOptions {
+  uint64_t eager_limit = 64 << 10;     // largest eager message
+  uint64_t eager_window = 4 << 20;     // eager credit per receiver
+  std::chrono::microseconds spin{50};  // busy-polling before sleeping
+  bool oversubscribed = false;         // more local ranks than cores: yield while spinning
+  // When this process's blocked threads, times the ranks on this host, outnumber its
+  // cores (threads of an MPI_THREAD_MULTIPLE program), each spins this long and
+  // yields, as oversubscribed ranks do: long spins would starve the thread that is to
+  // send the awaited message.
+  int local_ranks = 1;
+  int cores = 1;
+  std::chrono::microseconds crowded_spin{5};
+};
+
+class Engine final : public transport::LinkHandler {
+ public:
+  using RequestPtr = std::shared_ptr<p2p::RequestState>;
+  using GroupPtr = std::shared_ptr<const p2p::GroupState>;
+
+  // `peers[r]` describes world rank r (this process included).
+  Engine(int world_rank, std::vector<PeerInfo> peers, EngineOptions options);
+  ~Engine() override;
+
+  // Set-up: one link per peer, then start().
+  void add_link(std::unique_ptr<transport::Link> link);
+  void start();
+
+  // Arguments are already validated: ranks are group ranks inside the group.
+  // `user_async` marks requests the caller holds while it computes (isend/irecv).
+  RequestPtr isend(GroupPtr group, const Tensor& tensor, int dst, int tag, bool user_async,
+                   bool synchronous = false);
+  RequestPtr irecv(GroupPtr group, const Tensor& tensor, int src, int tag, bool user_async);
+
+  // The fast path of a blocking send: when the message can go eagerly right now, sends
+  // it (the link copies whatever the socket does not take at once) and returns true,
+  // without creating a request. False: use isend. Throws PeerError if the link fails.
+  bool send_eagerly_now(const p2p::GroupState& group, const Tensor& tensor, int dst, int tag);
+
+  // Blocks until `request` completes; throws its error, or TimeoutError once `timeout`
+  // has passed (the request stays pending).
+  void wait(p2p::RequestState& request, Timeout timeout);
+  // Blocks until at least one of `requests` has completed (successfully or not), or
+  // throws TimeoutError once `timeout` has passed. Throws nothing for failed requests.
+  void wait_any(std::span<p2p::RequestState* const> requests, Timeout timeout);
+  // Progress without blocking, then whether `request` has completed.
+  bool test(p2p::RequestState& request);
+
+  // Probing (p2p/engine_probe.cc; probe's wait is with wait_any's): the message of
+  // `group` that a receive from `src` with `tag` would take next, left queued for that
+  // receive. iprobe makes progress without waiting and returns nullopt if none has
+  // arrived; probe waits, and throws TimeoutError once `timeout` has passed. As a receive
+  // would, both throw PeerError when `src` is dead and nothing of its is queued; a
+  // waiting any-source probe fails with PeerError when a member of `group` crashes, as a
+  // pending any-source receive does.
+  std::optional<ProbeResult> iprobe(const p2p::GroupState& group, int src, int tag);
+  ProbeResult probe(const p2p::GroupState& group, int src, int tag, Timeout timeout);
+  // Request::cancel: withdraws a receive still in the posted queue (no message matched
+  // it) and completes it, without error, as cancelled. False for anything else.
+  bool cancel_receive(const RequestPtr& request);
+  // A blocking call gave up on `request`: fail it with TimeoutError(`why`) and make sure
+  // weft never touches its buffer again. `reason` is what a peer whose large message it
+  // withdraws is told: a WithdrawReason, or the world rank whose failure was the cause.
+  void abandon(const RequestPtr& request, const std::string& why,
+               int reason = kWithdrawnAfterTimeout);
+
+  // Progress without blocking (skipped while another thread polls), then PeerError if
+  // the link to one of `world_peers` has failed, or Error(kState) once shutdown() has
+  // begun: for waits that involve no request, such as the shared-memory collectives'.
+  void throw_if_failed(std::span<const int> world_peers);
+  // Fails pending operations, says goodbye to every peer, flushes and closes links.
+  void shutdown(std::chrono::milliseconds drain);
+
+  int world_rank() const { return rank_; }
+  int world_size() const { return static_cast<int>(peers_.size()); }
+  // "rank 3 (host:pid)"
+  std::string peer_name(int world_rank) const;
+  // What a request is waiting for, for timeout messages.
+  std::string pending_state(const p2p::RequestState& request);
+
+  // LinkHandler: called from link progress with mutex_ held.
+  void on_frame(int peer, const transport::FrameHeader& header) override;
+  std::byte* payload_target(int peer, const transport::FrameHeader& header,
+                            uint64_t offset) override;
+  void on_payload_done(int peer, const transport::FrameHeader& header) override;
+  void on_sent(int peer, void* cookie) override;
+  void on_link_failed(int peer, const std::string& why) override;
+
+ private:
+  // Where the payload of the frame a peer is sending now goes.
+  struct Incoming {
+    enum class To { kNothing, kRecv, kUnexpected } to = To::kNothing;
+    RequestPtr recv;
+    std::shared_ptr<UnexpectedMessage> message;
+    uint64_t base = 0;  // offset of the frame's payload in the receive buffer
+  };
+  struct Peer {
+    std::unique_ptr<transport::Link> link;
+    PeerInfo info;
+    uint64_t eager_credit = 0;  // eager bytes we may still send it
+    uint64_t credit_owed = 0;   // eager bytes of its we consumed and not yet reported
+    bool left = false;          // it said goodbye
+    std::string failure;        // why its link is dead; empty while alive
+    bool watching_output = false;
+    // crashes_ just after it crashed (failed without saying goodbye); 0 while it has not.
+    uint64_t crash_number = 0;
+    Incoming incoming;
+  };
+
+  // The header of a matchable message (kEager or kRts) to world rank `world_peer`;
+  // takes the next sequence number of that pair.
+  transport::FrameHeader message_header(const p2p::GroupState& group, const Tensor& tensor, int tag,
+                                        int world_peer);
+  // Whether `bytes` may go to `p` eagerly now: small enough, and within its credit.
+  bool eager_fits(const Peer& p, uint64_t bytes) const;
+  // The kEager header of a message to `world_peer`, its credit charged.
+  transport::FrameHeader eager_header(Peer& p, const p2p::GroupState& group, const Tensor& tensor,
+                                      int tag, int world_peer);
+  RequestPtr make_request(p2p::OpKind kind, GroupPtr group, const Tensor& tensor, int peer,
+                          int tag);
+  RequestPtr post(p2p::OpKind kind, GroupPtr group, const Tensor& tensor, int peer, int tag,
+                  bool user_async, bool synchronous = false);
+  void post_send(const RequestPtr& send);
+  void post_recv(const RequestPtr& recv);
+  void count_if_outstanding(const RequestPtr& request);
+  void complete(const RequestPtr& request, std::exception_ptr error = nullptr);
+  void fail(const RequestPtr& request, std::exception_ptr error) { complete(request, error); }
+
+  void send_to_self(const RequestPtr& send);
+  void deliver_unexpected(const RequestPtr& recv,
+                          const std::shared_ptr<UnexpectedMessage>& message);
+  void accept_rts(const RequestPtr& recv, const transport::FrameHeader& rts, int world_peer);
+  // Why `recv` cannot take a message described by `header`; empty if it can.
+  std::string misfit(const p2p::RequestState& recv, const transport::FrameHeader& header) const;
+  void take_message_fields(p2p::RequestState& recv, const transport::FrameHeader& header);
+  void consume_credit(int world_peer, uint64_t bytes);
+  void send_control(int world_peer, const transport::FrameHeader& header);
+  void after_send(Peer& peer);
+  void protocol_error(int world_peer, const std::string& what);
+  // WEFT_DEBUG=TRACE: one line per frame sent or received.
+  void trace_frame(bool outgoing, int world_peer, const transport::FrameHeader& header) const {
+    if (base::log::enabled(base::log::Level::kTrace)) [[unlikely]]
+      log_frame(outgoing, world_peer, header);
+  }
+  void log_frame(bool outgoing, int world_peer, const transport::FrameHeader& header) const;
+  // Matching state of one group, found by its comm id.
+  struct Comm {
+    Matcher matcher;
+    std::vector<uint64_t> send_seq, recv_seq;  // by world rank of the peer
+  };
+  Comm& comm(uint32_t id) {
+    if (id < comms_.size() && comms_[id]) [[likely]]
+      return *comms_[id];
+    return create_comm(id);
+  }
+  Comm& create_comm(uint32_t id);
+  Matcher& matcher(uint32_t id) { return comm(id).matcher; }
+  void link_pending(const RequestPtr& request);
+  void unlink_pending(p2p::RequestState& request);
+  std::vector<RequestPtr> pending_requests() const;
+
+  // Progress, with mutex_ held: every busy-polled link, and then, when `check_fds`, every
+  // link epoll reports ready.
+  void poll_links(bool check_fds = true);
+  void poll_busy_links();
+  // Progress for a caller's thread waiting on a message to or from `world_peer` (-1:
+  // any): that peer's link directly when it has one (one system call instead of
+  // epoll's two), every link now and then.
+  void poll_for_caller(int world_peer, unsigned iteration);
+  // The blocking loop of wait_any and probe: with mutex_ held, `step(iteration)` polls
+  // and says whether the wait is over; it spins, then sleeps in epoll, until then. At
+  // the deadline `expire()`, also with mutex_ held, returns true if the wait ended
+  // after all, or throws.
+  template <typename Step, typename Expire>
+  void poll_until(Timeout timeout, Step step, Expire expire);
+  // With mutex_ held: what a probe by `op` finds now (nullopt: nothing yet), or the
+  // error that it must fail with. An any-source probe fails when a member crashed after
+  // crashes_ was `crashes_before`.
+  std::optional<ProbeResult> probed(const char* op, const p2p::GroupState& group, int src, int tag,
+                                    uint64_t crashes_before);
+  // Before sleeping in epoll: false if some busy-polled link has work already. Every
+  // call is followed by wake_busy_links().
+  bool prepare_busy_links_to_sleep();
+  void wake_busy_links();
+  // Sleeps in epoll for at most `timeout_ms` (taking the lock only around the links'
+  // preparation and wake-up) and returns what epoll_wait returned, or -1 at once when a
+  // busy-polled link has work already.
+  int sleep_in_epoll(epoll_event* events, int max_events, int timeout_ms);
+  // A blocked waiter's sleep, at most `timeout_ms`, once its spin is over; with mutex_
+  // held by `lock`. One waiter at a time sleeps in epoll, and complete() rings
+  // waiter_bell_ to wake it; the others wait on followers_cv_, which complete() and the
+  // epoll sleeper's return notify. Returns at once if a request completed since the
+  // caller read completions_ as `seen_completions`. True: a link may have work.
+  bool sleep_as_waiter(std::unique_lock<std::mutex>& lock, int timeout_ms,
+                       uint64_t seen_completions);
+  void progress_loop();
+  void watch_output(Peer& peer);
+
+  const int rank_;
+  const EngineOptions options_;
+  std::vector<Peer> peers_;
+  std::vector<Peer*> busy_links_;             // peers whose link is busy-polled (shared memory)
+  bool has_fd_links_ = false;                 // some peer's link reports data through epoll
+  std::vector<std::unique_ptr<Comm>> comms_;  // by comm id; created on first use
+  std::unordered_map<uint64_t, RequestPtr> rendezvous_sends_;  // send_id -> send
+  std::unordered_map<uint64_t, RequestPtr> active_recvs_;      // recv_id -> large recv
+  // Large sends withdrawn before their CTS came, and why: the CTS is answered with a
+  // kCancel carrying the reason.
+  std::unordered_map<uint64_t, int> withdrawn_sends_;  // send_id -> reason
+  p2p::RequestState* pending_head_ = nullptr;
+  uint64_t next_id_ = 1;
+  uint64_t crashes_ = 0;       // peers that crashed so far, for waiting any-source probes
+  unsigned iprobe_polls_ = 0;  // iprobe's poll count, so that a loop of them epolls too
+
+  std::mutex mutex_;
+  std::condition_variable progress_cv_;
+  std::atomic<int> async_outstanding_{0};  // changed with the lock, read without
+  std::atomic<int> blocking_waiters_{0};   // changed without the lock on the fast path
+  bool stopping_ = false;
+  // Counts callers' polls and posts; the progress thread stays out of the way while it
+  // keeps changing (cheaper than reading the clock on every call).
+  std::atomic<uint64_t> caller_activity_{0};
+  // With mutex_ held, so a plain store suffices (no locked read-modify-write).
+  void note_caller_activity() {
+    caller_activity_.store(caller_activity_.load(std::memory_order_relaxed) + 1,
+                           std::memory_order_relaxed);
+  }
+  bool shut_down_ = false;
+  int epoll_fd_ = -1;
+  // Waking blocked waiters (sleep_as_waiter). A waiter asleep in epoll is not woken by
+  // its link when another thread's progress has taken the message for it, so
+  // complete() rings this eventfd (in the epoll set) while a waiter sleeps there.
+  // All with mutex_ held.
+  int waiter_bell_ = -1;
+  bool bell_rung_ = false;
+  bool waiter_in_epoll_ = false;
+  int followers_ = 0;
+  std::condition_variable followers_cv_;
+  uint64_t completions_ = 0;
+  std::thread progress_thread_;
+};
+
+}  // namespace weft::p2p

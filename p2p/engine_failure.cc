@@ -1,0 +1,175 @@
+// Engine, failures: dead links, abandoned and cancelled requests, and shutting down.
+#include <sys/epoll.h>
+
+#include "base/log.h"
+#include "p2p/engine.h"
+#include "p2p/protocol.h"
+#include "weft/error.h"
+
+namespace weft::p2p {
+
+using p2p::OpKind;
+using p2p::OpStage;
+using p2p::RequestState;
+using transport::FrameHeader;
+
+void Engine::protocol_error(int world_peer, const std::string& what) {
+  WEFT_LOG(WARN) << "protocol error from " << peer_name(world_peer) << ": " << what
+                 << "; closing the link";
+  on_link_failed(world_peer, "protocol error: " + what);
+}
+
+void Engine::on_link_failed(int peer, const std::string& why) {
+  Peer& p = peers_[peer];
+  if (!p.failure.empty()) return;
+  if (p.left) {
+    p.failure = peer_name(peer) + " has left the job (it called destroy_process_group)";
+    WEFT_LOG(INFO) << p.failure;
+  } else {
+    p.failure = "lost the connection to " + peer_name(peer) + ": " + why +
+                "; the process has probably exited or been killed";
+    p.crash_number = ++crashes_;
+    WEFT_LOG(WARN) << p.failure;
+  }
+  if (p.link) epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, p.link->poll_fd(), nullptr);
+  p.incoming = Incoming{};
+
+  // Everything that waits on this peer fails now. After a crash, any-source receives of
+  // its groups fail too, since the dead peer may have been the sender they wait for; a
+  // peer that left in good order has delivered everything it sent, so they stay.
+  std::vector<RequestPtr> doomed;
+  for (const RequestPtr& request : pending_requests()) {
+    bool member = false;
+    for (int w : request->group->world_ranks) member = member || w == peer;
+    bool involved = request->peer_world == peer || (!p.left && request->kind == OpKind::kRecv &&
+                                                    request->peer_world < 0 && member);
+    if (involved) doomed.push_back(request);
+  }
+  for (const RequestPtr& r : doomed) {
+    if (r->kind == OpKind::kRecv && r->stage == OpStage::kPosted) {
+      matcher(r->group->comm).remove_posted(r.get());
+    }
+    if (r->id != 0) {
+      if (r->kind == OpKind::kSend)
+        rendezvous_sends_.erase(r->id);
+      else
+        active_recvs_.erase(r->id);
+    }
+    fail(r, std::make_exception_ptr(PeerError(peer, r->describe() + ": " + p.failure)));
+  }
+  // Abandoned large receives from it will get no more payload.
+  for (auto it = active_recvs_.begin(); it != active_recvs_.end();) {
+    it = it->second->peer_world == peer ? active_recvs_.erase(it) : std::next(it);
+  }
+  // Messages whose payload can no longer arrive (partial eager ones, announced large
+  // ones) are dropped; complete eager messages stay receivable.
+  for (auto& c : comms_) {
+    if (c)
+      c->matcher.drop_unexpected_if([peer](const UnexpectedMessage& msg) {
+        return msg.world_peer == peer &&
+               (!msg.payload_complete || msg.header.kind == static_cast<uint8_t>(FrameKind::kRts));
+      });
+  }
+}
+
+void Engine::throw_if_failed(std::span<const int> world_peers) {
+  std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
+  if (!lock.owns_lock()) return;  // whoever holds it is polling the links
+  if (shut_down_) {
+    throw Error(ErrorCode::kState,
+                "destroy_process_group was called while this operation was "
+                "pending");
+  }
+  poll_links();
+  for (int w : world_peers) {
+    if (w != rank_ && !peers_[w].failure.empty()) throw PeerError(w, peers_[w].failure);
+  }
+}
+
+bool Engine::cancel_receive(const RequestPtr& r) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (r->done.load(std::memory_order_relaxed) || r->kind != OpKind::kRecv ||
+      r->stage != OpStage::kPosted || !matcher(r->group->comm).remove_posted(r.get())) {
+    return false;
+  }
+  r->cancelled = true;
+  r->bytes = 0;
+  complete(r);
+  return true;
+}
+
+void Engine::abandon(const RequestPtr& r, const std::string& why, int reason) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (r->done.load(std::memory_order_relaxed)) return;
+  r->abandoned = true;
+  if (r->kind == OpKind::kRecv) {
+    if (r->stage == OpStage::kPosted) matcher(r->group->comm).remove_posted(r.get());
+    // A large receive stays in active_recvs_ so that the rest of its payload is
+    // recognised and discarded; payload_target() no longer hands out its buffer.
+  } else if (r->peer_world != rank_) {
+    Peer& p = peers_[r->peer_world];
+    if (r->stage == OpStage::kAwaitingCts) {
+      rendezvous_sends_.erase(r->id);
+      withdrawn_sends_[r->id] = reason;
+    }
+    if (p.link && !p.link->failed()) {
+      bool stream_dropped = p.link->abandon(r.get());
+      if (r->stage == OpStage::kStreaming) {
+        rendezvous_sends_.erase(r->id);
+        if (stream_dropped) {
+          FrameHeader cancel = control_header(FrameKind::kCancel);
+          cancel.recv_id = r->remote_id;
+          cancel.src = reason;
+          send_control(r->peer_world, cancel);
+        }
+      }
+    }
+  } else {
+    // A large send to this process itself: withdraw it from the unexpected queue.
+    matcher(r->group->comm).drop_unexpected_if([&](const UnexpectedMessage& m) {
+      return m.self_send == r;
+    });
+  }
+  fail(r, std::make_exception_ptr(TimeoutError(why)));
+}
+
+void Engine::shutdown(std::chrono::milliseconds drain) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (shut_down_) return;
+    shut_down_ = true;
+    stopping_ = true;
+  }
+  progress_cv_.notify_all();
+  if (progress_thread_.joinable()) progress_thread_.join();
+
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const RequestPtr& r : pending_requests()) {
+    bool eager_in_flight = r->kind == OpKind::kSend && r->stage == OpStage::kEagerQueued;
+    if (r->kind == OpKind::kSend && r->peer_world != rank_) {
+      Peer& p = peers_[r->peer_world];
+      if (p.link && !p.link->failed()) p.link->abandon(r.get());
+    }
+    // An eager message already queued is still delivered by the drain below.
+    std::string what = eager_in_flight ? "; the message is still delivered" : "";
+    fail(r, std::make_exception_ptr(
+                Error(ErrorCode::kState, r->describe() +
+                                             ": destroy_process_group was called while "
+                                             "this operation was pending" +
+                                             what)));
+  }
+  base::Deadline deadline = base::Deadline::after(drain);
+  for (int r = 0; r < world_size(); ++r) {
+    Peer& p = peers_[r];
+    if (!p.link || p.link->failed()) continue;
+    try {
+      p.link->send(control_header(FrameKind::kGoodbye), nullptr, nullptr);
+    } catch (const Error&) {
+    }
+  }
+  for (auto& p : peers_) {
+    if (p.link && !p.link->failed()) p.link->drain_and_close(deadline.poll_ms());
+  }
+}
+
+}  // namespace weft::p2p

@@ -1,0 +1,52 @@
+// Engine, probing (MPI_Iprobe/MPI_Probe): looking at the unexpected queue without
+// taking from it. Every message no receive has taken yet waits there with its header
+// (eager ones however much of their payload has arrived, large ones as their RTS, sends
+// to self as a copy or a pending send), so the header's size and dtype are the message's
+// whatever its protocol and transport. The search is the one a receive makes, so the
+// next receive that matches the probed source and tag takes the probed message.
+#include "p2p/engine.h"
+#include "weft/error.h"
+
+namespace weft::p2p {
+
+std::optional<ProbeResult> Engine::iprobe(const p2p::GroupState& group, int src, int tag) {
+  // Like test(): progress only if no other thread is polling (it makes the progress
+  // then), but the lock is needed to read the queue either way.
+  std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
+  if (lock.owns_lock()) {
+    // A counter rather than iteration 0, so that a loop of iprobes reaches epoll now
+    // and then, as a wait does.
+    poll_for_caller(src < 0 ? -1 : group.world_ranks[src], iprobe_polls_++);
+  } else {
+    lock.lock();
+  }
+  return probed("iprobe", group, src, tag, crashes_);
+}
+
+std::optional<ProbeResult> Engine::probed(const char* op, const p2p::GroupState& group, int src,
+                                          int tag, uint64_t crashes_before) {
+  if (shut_down_) {
+    throw Error(ErrorCode::kState, p2p::describe_probe(op, group, src, tag) +
+                                       ": the process group has been destroyed");
+  }
+  // First the queue: a message that arrived before its sender failed is still received.
+  if (const UnexpectedMessage* m = matcher(group.comm).find_unexpected(src, tag)) {
+    const transport::FrameHeader& h = m->header;
+    return ProbeResult{h.src, h.tag, h.msg_bytes, static_cast<DType>(h.dtype)};
+  }
+  // Then the errors a receive posted now (named source) or pending (any source) gets.
+  auto dead = [&](int w) {
+    return PeerError(w, p2p::describe_probe(op, group, src, tag) + ": " + peers_[w].failure);
+  };
+  if (src >= 0) {
+    const int w = group.world_ranks[src];
+    if (w != rank_ && !peers_[w].failure.empty()) throw dead(w);
+  } else if (crashes_ != crashes_before) {
+    for (int w : group.world_ranks) {
+      if (peers_[w].crash_number > crashes_before) throw dead(w);
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace weft::p2p

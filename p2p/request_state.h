@@ -1,0 +1,91 @@
+// RequestState: one point-to-point operation, shared by the engine (which drives it)
+// and the user's Request handle (which waits on it). Fields other than `done` are only
+// touched with the engine's lock held, or after `done` has become true.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "p2p/group_state.h"
+#include "weft/tensor.h"
+
+namespace weft::p2p {
+
+class Engine;
+
+// kCollective: an asynchronous collective; such requests never enter the engine (see
+// collectives/collective_request.h).
+enum class OpKind : uint8_t { kSend, kRecv, kCollective };
+
+// e.g. "send by rank 0 to rank 1 (tag 5, group world)"; peer or tag -1 means any.
+std::string describe_op(OpKind kind, const GroupState& group, int peer, int tag);
+// e.g. "iprobe by rank 0 from any rank (tag 5, group world)": `op` is "probe" or "iprobe".
+std::string describe_probe(const char* op, const GroupState& group, int src, int tag);
+
+enum class OpStage : uint8_t {
+  kPosted,       // recv: waiting in the posted queue; send: not yet handed to a link
+  kEagerQueued,  // send: eager frame queued on the link, not fully written yet
+  kAwaitingCts,  // send: RTS sent, waiting for the receiver to match it
+  kStreaming,    // send: payload being written; recv: payload arriving
+  kDone,
+};
+
+class RequestState {
+ public:
+  RequestState(OpKind kind, p2p::Engine* engine, std::shared_ptr<const GroupState> group,
+               const Tensor& tensor, int peer_world, int peer, int tag)
+      : kind(kind),
+        engine(engine),
+        group(std::move(group)),
+        tensor(tensor),
+        peer_world(peer_world),
+        peer(peer),
+        tag(tag) {}
+
+  std::string describe() const { return describe_op(kind, *group, peer, tag); }
+
+  const OpKind kind;
+  p2p::Engine* const engine;
+  const std::shared_ptr<const GroupState> group;
+  const Tensor tensor;
+  // send: the destination; recv: the source filter (-1: any), then the actual source.
+  int peer_world;
+  int peer;            // group rank
+  int tag;             // send: the tag; recv: the filter (-1: any), then the actual tag
+  uint64_t bytes = 0;  // bytes of the message (known for a recv once matched)
+
+  OpStage stage = OpStage::kPosted;
+  uint64_t id = 0;          // send_id of a rendezvous send, recv_id of a matched large recv
+  uint64_t received = 0;    // large recv: payload bytes arrived so far
+  uint64_t remote_id = 0;   // large send being streamed: the receiver's recv_id
+  bool user_async = false;  // counts towards the engine's outstanding asynchronous work
+  // send: completes only once a receive has matched it (MPI_Ssend), so it never goes
+  // eagerly, whatever its size.
+  bool synchronous = false;
+  bool abandoned = false;  // a blocking call gave up on it; its buffer is no longer ours
+  bool cancelled = false;  // recv: withdrawn by Request::cancel before any message matched
+
+  std::atomic<bool> done{false};
+  std::exception_ptr error;  // set before done when the operation failed
+
+  // A device receive staged through host memory: copies the message to the device.
+  // Request::wait and is_completed run it once, after the engine has completed the
+  // request without error and before they report it complete; `staging` keeps the
+  // host buffer (of a send or a receive) alive until the request is dropped.
+  std::function<void()> finish_on_device;
+  std::once_flag finished_on_device;
+  std::shared_ptr<void> staging;
+
+  // While the operation is pending the engine keeps it alive through `self` (the caller
+  // may drop its handle) and links it into its list of pending operations.
+  std::shared_ptr<RequestState> self;
+  RequestState* pending_prev = nullptr;
+  RequestState* pending_next = nullptr;
+};
+
+}  // namespace weft::p2p

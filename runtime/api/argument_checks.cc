@@ -1,0 +1,81 @@
+#include "runtime/api/argument_checks.h"
+
+#include "collectives/reduce/reduce_kernels.h"
+#include "runtime/context.h"
+#include "runtime/device_interface.h"
+#include "weft/error.h"
+
+namespace weft::runtime {
+
+std::string group_clause(const p2p::GroupState& g) {
+  return "rank " + std::to_string(g.rank) + " of group " + g.name;
+}
+
+Checker::Checker(const char* op, const Group& group) : op_(op), record_(resolve_group(group, op)) {
+  if (record_->rank() < 0) fail("this process is not a member of the group");
+}
+
+void Checker::fail(const std::string& what) const {
+  throw InvalidArgument(std::string(op_) + " (" + group_clause(*record_->messages) + "): " + what);
+}
+
+void Checker::tensor(const Tensor& t, const char* name) const {
+  if (static_cast<int>(t.dtype()) >= kNumDTypes) fail(std::string(name) + "'s dtype is invalid");
+  if (on_device(t)) [[unlikely]] {
+    DeviceLayer* layer = find_device_layer();
+    std::string why = layer
+                          ? layer->check_tensor(t)
+                          : "but this program links no device layer (link //:weft, not //runtime)";
+    if (!why.empty()) fail(std::string(name) + " is on " + device_name(t.device()) + ", " + why);
+  } else if (t.device().type != DeviceType::kCpu) {
+    fail(std::string(name) + "'s device type is invalid");
+  }
+  if (t.data() == nullptr && t.count() > 0) {
+    fail(std::string(name) + " has " + std::to_string(t.count()) + " elements but no data pointer");
+  }
+}
+
+void Checker::root(int root) const {
+  if (root < 0 || root >= size()) {
+    fail("root " + std::to_string(root) + " is outside [0, " + std::to_string(size()) + ")");
+  }
+}
+
+void Checker::peer(int peer, const char* name, bool any_allowed) const {
+  if (peer < (any_allowed ? -1 : 0) || peer >= size()) {
+    fail(std::string(name) + " " + std::to_string(peer) + " is outside [0, " +
+         std::to_string(size()) + ")" + (any_allowed ? " (or kAnySource)" : ""));
+  }
+}
+
+void Checker::tag(int tag, bool any_allowed) const {
+  if (tag < (any_allowed ? -1 : 0)) {
+    fail("tag " + std::to_string(tag) + " is negative" +
+         (any_allowed ? " (only kAnyTag may be)" : ""));
+  }
+}
+
+void Checker::op_on(ReduceOp op, DType dtype) const {
+  if (static_cast<int>(op) >= kNumReduceOps) fail("the reduction op is invalid");
+  if (!collectives::reduce::op_supports(op, dtype)) {
+    fail(std::string("op ") + reduce_op_name(op) + " is defined on integer dtypes only, not " +
+         dtype_name(dtype));
+  }
+}
+
+void Checker::same_dtype(const Tensor& a, const char* a_name, const Tensor& b,
+                         const char* b_name) const {
+  if (a.dtype() != b.dtype()) {
+    fail(std::string(a_name) + " is " + dtype_name(a.dtype()) + " but " + b_name + " is " +
+         dtype_name(b.dtype()));
+  }
+}
+
+void Checker::count(const Tensor& t, const char* name, uint64_t expected, const char* why) const {
+  if (t.count() != expected) {
+    fail(std::string(name) + " has " + std::to_string(t.count()) + " elements, expected " +
+         std::to_string(expected) + " (" + why + ")");
+  }
+}
+
+}  // namespace weft::runtime

@@ -1,0 +1,51 @@
+// Checker: the argument checks shared by the point-to-point and collective calls.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "runtime/group_record.h"
+#include "weft/collectives.h"
+#include "weft/group.h"
+#include "weft/tensor.h"
+
+namespace weft::runtime {
+
+// "rank 1 of group world"
+std::string group_clause(const p2p::GroupState& group);
+
+// Argument checks that name the operation, the rank and the group, e.g.
+// "all_reduce (rank 1 of group world): root 5 is outside [0, 4)". Constructing one
+// resolves the group and refuses a process that is not a member.
+class Checker {
+ public:
+  Checker(const char* op, const Group& group);
+  const std::shared_ptr<const GroupRecord>& record() const { return record_; }
+  // The group's point-to-point matching space.
+  const std::shared_ptr<const p2p::GroupState>& group() const { return record_->messages; }
+  int rank() const { return record_->rank(); }
+  int size() const { return record_->size(); }
+
+  [[noreturn]] void fail(const std::string& what) const;
+  // A usable tensor: valid dtype, host memory or device memory the device layer can
+  // use, data unless empty.
+  void tensor(const Tensor& t, const char* name) const;
+  void root(int root) const;
+  // A point-to-point peer rank `name` ("dst", "src") and tag; receiving calls
+  // (`any_allowed`) also take kAnySource and kAnyTag.
+  void peer(int peer, const char* name, bool any_allowed) const;
+  void tag(int tag, bool any_allowed) const;
+  void op_on(ReduceOp op, DType dtype) const;
+  void same_dtype(const Tensor& a, const char* a_name, const Tensor& b, const char* b_name) const;
+  // `why` is a literal: a std::string here would be built (and allocated) on every call.
+  void count(const Tensor& t, const char* name, uint64_t expected, const char* why) const;
+
+ private:
+  const char* op_;
+  // The group outlives the call: resolve_group() hands out the caller's Group's record
+  // or the context's world, so a reference is enough (no reference count to touch).
+  const std::shared_ptr<const GroupRecord>& record_;
+};
+
+}  // namespace weft::runtime

@@ -1,0 +1,229 @@
+#include "runtime/api/collective_call.h"
+
+#include <optional>
+
+#include "base/log.h"
+#include "collectives/algorithm_table.h"
+#include "collectives/arena/shared_arena.h"
+#include "collectives/collective_request.h"
+#include "collectives/executor.h"
+#include "runtime/context.h"
+#include "runtime/device_interface.h"
+
+namespace weft::runtime {
+namespace {
+
+using collectives::Algorithm;
+using collectives::Buffers;
+using collectives::CollectiveKind;
+using collectives::CollectiveSpec;
+using collectives::ScheduleCache;
+using collectives::ScratchPool;
+using collectives::SharedArena;
+using p2p::Engine;
+
+// "all_reduce (ring, rank 1 of group world, 1024 x float32)"
+std::string describe(const CollectiveCall& call, const Algorithm* algorithm) {
+  std::string d = std::string(call.op) + " (";
+  if (algorithm) d += std::string(algorithm->name) + ", ";
+  d += group_clause(*call.group->messages);
+  if (call.spec.kind != CollectiveKind::kBarrier) {
+    uint64_t elements = call.spec.count;
+    if (elements == 0) elements = std::max(call.input.count(), call.output.count());
+    d += ", " + std::to_string(elements) + " x " + dtype_name(call.spec.dtype);
+  }
+  return d + ")";
+}
+
+// Rethrows the exception being handled with `prefix` before its message, keeping its
+// type (and a PeerError's peer).
+[[noreturn]] void rethrow_in_context(const std::string& prefix) {
+  try {
+    throw;
+  } catch (const PeerError& e) {
+    throw PeerError(e.peer(), prefix + ": " + e.what());
+  } catch (const TimeoutError& e) {
+    throw TimeoutError(prefix + ": " + e.what());
+  } catch (const DesyncError& e) {
+    throw DesyncError(prefix + ": " + e.what());
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(prefix + ": " + e.what());
+  } catch (const Error& e) {
+    throw Error(e.code(), prefix + ": " + e.what());
+  } catch (const std::exception& e) {
+    throw Error(ErrorCode::kInternal, prefix + ": " + e.what());
+  }
+}
+
+void run_in_arena(const Algorithm& algorithm, const CollectiveSpec& spec,
+                  const CollectiveCall& call, SharedArena& arena, Engine& engine, Timeout timeout) {
+  arena.throw_if_broken();
+  SharedArena::Call round_state{&engine, collectives::arena::signature(spec), timeout,
+                                std::nullopt};
+  Buffers buffers{static_cast<std::byte*>(call.input.data()),
+                  static_cast<std::byte*>(call.output.data()), nullptr};
+  try {
+    algorithm.run_in_arena(spec, buffers, arena, round_state);
+  } catch (const std::exception& e) {
+    arena.mark_failed(e);
+    throw;
+  }
+  finish_average(spec, buffers);
+}
+
+// Runs a host call on `engine`, its scratch from `scratch`: used by both forms, so it
+// takes what it needs explicitly rather than from the context (an asynchronous call
+// may run while destroy_process_group is taking the context down). `turn` is the
+// call's turn in the group's arena, released early when the algorithm does not use
+// the arena; null when there is no arena or the turn belongs to an enclosing call.
+void execute_host_call(const CollectiveCall& call, int tag, Timeout timeout, Engine& engine,
+                       ScratchPool& scratch, ScheduleCache& schedules,
+                       std::optional<SharedArena::Turn>* turn, const Algorithm*& algorithm) {
+  // An empty call meets the other ranks as a barrier (see moves_nothing_anywhere).
+  CollectiveSpec barrier_spec;
+  const bool empty = call.spec.size > 1 && moves_nothing_anywhere(call.spec);
+  if (empty) {
+    barrier_spec.kind = CollectiveKind::kBarrier;
+    barrier_spec.size = call.spec.size;
+    barrier_spec.rank = call.spec.rank;
+    barrier_spec.shared_arena = call.spec.shared_arena;
+  }
+  const CollectiveSpec& spec = empty ? barrier_spec : call.spec;
+  algorithm = &select_algorithm(spec);
+  if (base::log::enabled(base::log::Level::kInfo)) [[unlikely]] {
+    WEFT_LOG(INFO) << describe(call, nullptr) << ": algorithm " << algorithm->name
+                   << (empty ? " (no elements anywhere: the ranks only meet)" : "");
+  }
+  if (algorithm->run_in_arena != nullptr) {
+    run_in_arena(*algorithm, spec, call, *call.group->collectives.arena(), engine, timeout);
+    return;
+  }
+  if (turn != nullptr && *turn) (*turn)->release();  // the arena is free for the next one
+  std::shared_ptr<const collectives::Schedule> schedule = schedules.get(*algorithm, spec);
+  ScratchPool::Lease lease = scratch.acquire(schedule->scratch_count * spec.element_bytes());
+  Buffers buffers{static_cast<std::byte*>(call.input.data()),
+                  static_cast<std::byte*>(call.output.data()), lease.data()};
+  execute(*schedule, spec, buffers, engine, call.group->collectives.space(), tag, timeout);
+  finish_average(spec, buffers);
+}
+
+// Whether every member of the group shares memory with this process (one host).
+bool group_shares_memory(const GroupRecord& group) {
+  if (group.collectives.arena() != nullptr) return true;
+  const Context& c = context("group_shares_memory");
+  for (int world : group.world_ranks()) {
+    if (world != c.rank && !c.shares_memory[world]) return false;
+  }
+  return true;
+}
+
+// The call as the device layer sees it.
+DeviceCall device_call(const CollectiveCall& call) {
+  return DeviceCall{
+      call.op,          call.spec, call.input, call.output, group_shares_memory(*call.group),
+      call.device_state};
+}
+
+// A host step of the device layer's as a call of the same group.
+CollectiveCall host_step(const CollectiveCall& outer, const DeviceCall& step) {
+  CollectiveCall call;
+  call.op = step.op;
+  call.group = outer.group;
+  call.spec = step.spec;
+  call.input = step.input;
+  call.output = step.output;
+  return call;
+}
+
+// Runs the call, taking its turn in the group's arena first. A call with device
+// tensors goes to the device layer, whose host steps all run within that one turn and
+// under the call's tag.
+void execute_call(const CollectiveCall& call, int tag, Timeout timeout, Engine& engine,
+                  ScratchPool& scratch, ScheduleCache& schedules) {
+  const Algorithm* algorithm = nullptr;
+  try {
+    SharedArena* arena = call.group->collectives.arena();
+    std::optional<SharedArena::Turn> turn;
+    if (arena != nullptr) {
+      turn.emplace(*arena, static_cast<uint32_t>(tag), timeout);
+    }
+    if (call.on_device) {
+      HostStep host = [&](const DeviceCall& step) {
+        const Algorithm* step_algorithm = nullptr;
+        execute_host_call(host_step(call, step), tag, timeout, engine, scratch, schedules, nullptr,
+                          step_algorithm);
+      };
+      device_layer().run(device_call(call), host);
+      return;
+    }
+    execute_host_call(call, tag, timeout, engine, scratch, schedules, &turn, algorithm);
+  } catch (...) {
+    rethrow_in_context(describe(call, algorithm));
+  }
+}
+
+}  // namespace
+
+CollectiveCall make_call(const Checker& checker, const char* op, CollectiveKind kind, DType dtype) {
+  CollectiveCall call;
+  call.op = op;
+  call.group = checker.record();
+  call.spec.kind = kind;
+  call.spec.dtype = dtype;
+  call.spec.size = checker.size();
+  call.spec.rank = checker.rank();
+  call.spec.segment = collectives::segment_elements(dtype);
+  call.spec.shared_arena = call.group->collectives.arena() != nullptr;
+  return call;
+}
+
+bool has_device_tensor(const CollectiveCall& call) {
+  return on_device(call.input) || on_device(call.output);
+}
+
+// Hands a call with a device tensor to the device layer, which notes when its inputs
+// are ready before anything runs.
+void prepare_device(CollectiveCall& call) {
+  call.on_device = has_device_tensor(call);
+  if (call.on_device) [[unlikely]] {
+    DeviceCall device = device_call(call);
+    device_layer().prepare(device);
+    call.device_state = std::move(device.layer_state);
+  }
+}
+
+void run_blocking(const CollectiveCall& call, Timeout timeout) {
+  Context& c = context(call.op);
+  Timeout t = timeout.count() >= 0 ? timeout : call.group->timeout();
+  if (has_device_tensor(call)) [[unlikely]] {
+    CollectiveCall device_call = call;  // the layer's state goes with the call
+    prepare_device(device_call);
+    execute_call(device_call, call.group->collectives.take_tag(), t, *c.engine, c.scratch,
+                 c.schedules);
+    return;
+  }
+  execute_call(call, call.group->collectives.take_tag(), t, *c.engine, c.scratch, c.schedules);
+}
+
+Request run_async(CollectiveCall call) {
+  Context& c = context(call.op);
+  prepare_device(call);
+  int tag = call.group->collectives.take_tag();
+  auto request = std::make_shared<collectives::CollectiveRequest>(call.group->messages,
+                                                                  describe(call, nullptr));
+  Engine* engine = c.engine.get();
+  ScratchPool* scratch = &c.scratch;
+  ScheduleCache* schedules = &c.schedules;
+  c.background.submit([call = std::move(call), tag, request, engine, scratch, schedules] {
+    std::exception_ptr failure;
+    try {
+      execute_call(call, tag, call.group->timeout(), *engine, *scratch, *schedules);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    request->complete(failure);
+  });
+  return Handles::request(request);
+}
+
+}  // namespace weft::runtime

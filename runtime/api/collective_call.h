@@ -1,0 +1,39 @@
+// CollectiveCall: one validated call of a public collective, and running it: inline in
+// the caller's thread (blocking forms) or in the background thread (asynchronous
+// forms). The call's arguments are checked by the public functions (collectives.cc)
+// with a Checker (argument_checks.h) before anything is sent, so bad input fails on
+// the rank that passed it with InvalidArgument, and no message of the call has left.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "collectives/collective_spec.h"
+#include "runtime/api/argument_checks.h"
+#include "runtime/group_record.h"
+#include "weft/collectives.h"
+#include "weft/error.h"
+#include "weft/request.h"
+#include "weft/tensor.h"
+
+namespace weft::runtime {
+
+struct CollectiveCall {
+  const char* op = "";  // the public name, e.g. "all_reduce"
+  std::shared_ptr<const GroupRecord> group;
+  collectives::CollectiveSpec spec;
+  Tensor input, output;  // either may be empty where the collective has no such buffer
+  // Set by run_blocking/run_async when a tensor is device memory: the device layer
+  // (runtime/device_interface.h) runs the call, keeping what it needs in device_state.
+  bool on_device = false;
+  std::shared_ptr<void> device_state;
+};
+
+// A call with the common fields filled in (kind, dtype, size, rank, segment).
+CollectiveCall make_call(const Checker& checker, const char* op, collectives::CollectiveKind kind,
+                         DType dtype);
+
+void run_blocking(const CollectiveCall& call, Timeout timeout);
+Request run_async(CollectiveCall call);
+
+}  // namespace weft::runtime

@@ -1,0 +1,23 @@
+// PeerRecord: what each rank publishes about itself during the rendezvous: who it is
+// (for error messages and for deciding which transports reach it) and the contact
+// records of its transports.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "base/host_identity.h"
+
+namespace weft::runtime {
+
+struct PeerRecord {
+  base::HostIdentity host;
+  int64_t pid = 0;
+  std::string tcp;  // TcpConnector::record()
+
+  std::string encode() const;
+  // `rank` names the record in errors.
+  static PeerRecord decode(const std::string& bytes, int rank);
+};
+
+}  // namespace weft::runtime

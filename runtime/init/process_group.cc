@@ -1,0 +1,343 @@
+// init_process_group and destroy_process_group: rendezvous, connections, engine.
+#include "weft/process_group.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "base/env.h"
+#include "base/log.h"
+#include "rendezvous/file_store.h"
+#include "rendezvous/init_method.h"
+#include "rendezvous/join.h"
+#include "rendezvous/multicast_discovery.h"
+#include "rendezvous/pmi_bootstrap.h"
+#include "rendezvous/tcp_store_client.h"
+#include "runtime/context.h"
+#include "runtime/init/arena_setup.h"
+#include "runtime/init/job_services.h"
+#include "runtime/init/peer_record.h"
+#include "runtime/init/shm_peers.h"
+#include "runtime/init/transports.h"
+#include "transport/tcp/tcp_connector.h"
+#include "transport/tcp/tcp_link.h"
+#include "weft/error.h"
+
+namespace weft {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::mutex g_init_mutex;  // serialises init and destroy
+// How many process groups this process has destroyed. Ranks that re-initialise in step
+// use it to start the next job's rendezvous in fresh keys of a store that lives on
+// (weftrun's).
+int g_generation = 0;
+
+constexpr auto kDefaultGroupTimeout = std::chrono::seconds(300);
+// How long destroy_process_group waits for queued data to leave.
+constexpr auto kDrainTimeout = std::chrono::seconds(10);
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// "host:pid at 10.0.0.2:40311": who a rank is and where its peers will dial it, so a
+// rendezvous timeout shows a rank that advertised an address nobody can reach.
+std::string self_description(const std::string& tcp_record = "") {
+  std::string self = base::local_host_identity().hostname + ":" + std::to_string(getpid());
+  if (tcp_record.empty()) return self;
+  return self + " at " + transport::tcp::TcpConnector::describe_record(tcp_record);
+}
+
+p2p::EngineOptions engine_options(const std::vector<runtime::PeerRecord>& records, int rank) {
+  p2p::EngineOptions o;
+  o.eager_limit = base::env::get_bytes("WEFT_EAGER_LIMIT", o.eager_limit);
+  o.eager_window = base::env::get_bytes("WEFT_EAGER_WINDOW", o.eager_window);
+  // The window must hold at least two eager messages, or eager sends would stall.
+  o.eager_window = std::max(o.eager_window, 2 * (o.eager_limit + 64));
+  int local = 0;
+  for (const auto& r : records) local += r.host.shares_network_with(records[rank].host) ? 1 : 0;
+  unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  o.oversubscribed = local > static_cast<int>(cores);
+  o.local_ranks = local;
+  o.cores = static_cast<int>(cores);
+  o.spin = std::chrono::microseconds(
+      base::env::get_int("WEFT_SPIN_US", o.oversubscribed ? 5 : 1000, 0, 10'000'000));
+  // A spin the user chose applies however crowded the host is.
+  if (base::env::get("WEFT_SPIN_US")) o.crowded_spin = o.spin;
+  return o;
+}
+
+std::string store_namespace(const std::string& group_name) {
+  return (group_name.empty() ? std::string("default") : group_name) + "/" +
+         std::to_string(g_generation);
+}
+
+// Finds the other members at the multicast group spec names, and learns this process's
+// rank and rank 0's store from them; every member offers a store, rank 0's is kept.
+void discover_members(runtime::Context& c, rendezvous::InitSpec& spec,
+                      const std::string& group_name, base::Deadline deadline) {
+  int family = base::resolve(spec.store_host, spec.store_port).front().family();
+  auto candidate = std::make_unique<rendezvous::TcpStoreServer>(base::wildcard_address(family, 0));
+  c.job->discovery = std::make_unique<rendezvous::MulticastDiscovery>(
+      spec.store_host, spec.store_port, group_name, spec.world_size, spec.rank, candidate->port());
+  rendezvous::DiscoveredJob job = c.job->discovery->discover(deadline);
+  spec.rank = job.rank;
+  spec.store_host = job.store_host;
+  spec.store_port = job.store_port;
+  c.rank = job.rank;
+  base::log::set_rank(job.rank);
+  if (job.rank == 0) c.job->store_server = std::move(candidate);
+}
+
+// Opens the store: the rendezvous file, or the TCP store that rank 0 hosts unless the
+// launcher does. Returns the local address a rank advertises by default: the one that
+// routes to the store, or loopback (meaning "all of this host's addresses") for a file.
+base::SocketAddress open_store(runtime::Context& c, rendezvous::InitSpec& spec,
+                               const std::string& group_name, base::Deadline deadline) {
+  base::SocketAddress route = base::resolve("127.0.0.1", 0).front();
+  if (!spec.store_file.empty()) {
+    c.job->store_connection = std::make_unique<rendezvous::FileStore>(spec.store_file, deadline);
+  } else {
+    if (spec.pmi) {
+      rendezvous::find_store_over_pmi(spec, c.job->store_server);
+    } else if (spec.multicast) {
+      discover_members(c, spec, group_name, deadline);
+    } else if (spec.rank == 0 && !spec.launcher_hosts_store) {
+      base::SocketAddress address = base::resolve(spec.store_host, spec.store_port).front();
+      if (spec.bind_any_address)
+        address = base::wildcard_address(address.family(), spec.store_port);
+      try {
+        c.job->store_server = std::make_unique<rendezvous::TcpStoreServer>(address);
+      } catch (const Error& e) {
+        throw Error(e.code(), std::string("init_process_group (rank 0): cannot host the "
+                                          "rendezvous store: ") +
+                                  e.what() + " (MASTER_ADDR must be an address of rank 0's host)");
+      }
+    }
+    auto client =
+        std::make_unique<rendezvous::TcpStoreClient>(spec.store_host, spec.store_port, deadline);
+    route = client->local_address();
+    c.job->store_connection = std::move(client);
+  }
+  c.job->store = std::make_unique<rendezvous::PrefixStore>(store_namespace(group_name),
+                                                           *c.job->store_connection);
+  if (!spec.store_file.empty()) {
+    const std::string where = "file://" + spec.store_file;
+    rendezvous::refuse_leftover_job(*c.job->store, where, deadline);
+    if (spec.rank == rendezvous::InitSpec::kAutomaticRank) {
+      spec.rank =
+          rendezvous::assign_rank(*c.job->store, spec.world_size, self_description(), deadline);
+      c.rank = spec.rank;
+      base::log::set_rank(spec.rank);
+      WEFT_LOG(INFO) << self_description() << " took rank " << spec.rank << " of "
+                     << spec.world_size << " at " << where;
+    }
+  }
+  return route;
+}
+
+// A process whose rank cannot be right tells the others before it fails, so they stop
+// at once rather than time out.
+[[noreturn]] void refuse_rank(const rendezvous::InitSpec& spec, const std::string& group_name,
+                              const InvalidArgument& error) {
+  if (!spec.singleton && !spec.store_host.empty() && !spec.multicast && !spec.pmi) {
+    try {
+      base::Deadline d = base::Deadline::after(std::chrono::seconds(1));
+      rendezvous::TcpStoreClient client(spec.store_host, spec.store_port, d);
+      rendezvous::PrefixStore store(store_namespace(group_name), client);
+      rendezvous::abort_join(store, self_description() + ": " + error.what(), d);
+    } catch (const Error&) {
+    }
+  }
+  throw error;
+}
+
+// Whoever fails to set up its links tells the others, who would otherwise wait for it.
+template <typename Step>
+void or_abort_join(runtime::Context& c, Step step) {
+  try {
+    step();
+  } catch (const InvalidArgument&) {
+    throw;  // the job was aborted elsewhere, and that process said why
+  } catch (const Error& e) {
+    rendezvous::abort_join(*c.job->store, e.what(), base::Deadline::after(std::chrono::seconds(2)));
+    throw;
+  }
+}
+
+// One TCP connection per peer, always: it carries the traffic to peers shared memory
+// cannot reach, and is the doorbell and the sign of life of those it can.
+void connect_peers(runtime::Context& c, const std::vector<runtime::PeerRecord>& records,
+                   transport::tcp::TcpConnector& connector, runtime::ShmPeers& shm,
+                   const runtime::TransportChoice& transports, uint64_t job_id,
+                   base::Deadline deadline) {
+  std::vector<std::string> tcp_records;
+  std::vector<bool> same_network;
+  for (const auto& r : records) {
+    tcp_records.push_back(r.tcp);
+    same_network.push_back(r.host.shares_network_with(records[c.rank].host));
+  }
+  std::vector<base::Fd> fds;
+  or_abort_join(c, [&] {
+    fds = connector.connect_all(c.rank, tcp_records, same_network, job_id, deadline, [&] {
+      rendezvous::throw_if_aborted(*c.job->store, c.rank, deadline);
+    });
+    shm.exchange(*c.job->store, deadline);
+    for (int peer = 0; peer < c.world_size; ++peer) {
+      if (peer != c.rank && !transports.tcp && !shm.reaches(peer)) {
+        throw InvalidArgument("init_process_group (rank " + std::to_string(c.rank) +
+                              "): " + transports.setting + ", but " + c.engine->peer_name(peer) +
+                              " does not share memory with this process");
+      }
+    }
+  });
+  for (int peer = 0; peer < c.world_size; ++peer) {
+    if (peer == c.rank) continue;
+    std::unique_ptr<transport::Link> link;
+    if (shm.reaches(peer)) {
+      c.shares_memory[peer] = true;
+      link = shm.make_link(peer, std::move(fds[peer]), *c.engine);
+    } else {
+      link = std::make_unique<transport::tcp::TcpLink>(peer, std::move(fds[peer]), *c.engine);
+    }
+    WEFT_LOG(INFO) << "rank " << c.rank << " -> " << c.engine->peer_name(peer) << ": "
+                   << link->describe() << " ("
+                   << (same_network[peer] ? "same host" : "another host or network namespace")
+                   << ")";
+    c.engine->add_link(std::move(link));
+  }
+}
+
+}  // namespace
+
+void init_process_group(const std::string& backend, const std::string& init_method, int world_size,
+                        int rank, const std::string& group_name, Timeout timeout) {
+  std::lock_guard<std::mutex> lock(g_init_mutex);
+  auto start = Clock::now();
+  if (runtime::has_context()) {
+    runtime::Context& c = runtime::context("init_process_group");
+    throw Error(ErrorCode::kState,
+                "init_process_group: already initialized as rank " + std::to_string(c.rank) +
+                    " of " + std::to_string(c.world_size) + "; call destroy_process_group first");
+  }
+  runtime::TransportChoice transports = runtime::select_transports(backend);
+  Timeout t =
+      timeout.count() >= 0 ? timeout : base::env::get_seconds("WEFT_TIMEOUT", kDefaultGroupTimeout);
+  if (t.count() <= 0) {
+    throw InvalidArgument("init_process_group: timeout must be positive, not " +
+                          std::to_string(t.count()) + " ms");
+  }
+  base::Deadline deadline = base::Deadline::after(t);
+
+  rendezvous::InitSpec spec = rendezvous::parse_init_method(init_method, world_size, rank);
+  try {
+    rendezvous::check_rank(spec);
+  } catch (const InvalidArgument& e) {
+    refuse_rank(spec, group_name, e);
+  }
+
+  if (!spec.launcher.empty() && spec.launcher != "env://") {
+    WEFT_LOG(INFO) << "init_process_group: started by " << spec.launcher << ": rank " << spec.rank
+                   << " of " << spec.world_size;
+  }
+  auto c = std::make_unique<runtime::Context>();
+  c->job = std::make_unique<runtime::JobServices>();
+  c->rank = spec.rank;
+  c->world_size = spec.world_size;
+  c->timeout = t;
+  base::log::set_rank(spec.rank);
+
+  runtime::PeerRecord self;
+  self.host = base::local_host_identity();
+  self.pid = getpid();
+  std::vector<runtime::PeerRecord> records{self};
+  std::unique_ptr<transport::tcp::TcpConnector> connector;
+  uint64_t job_id = 0;
+  double rendezvous_ms = 0;
+  if (!spec.singleton) {
+    rendezvous::JoinResult joined;
+    while (true) {
+      try {
+        base::SocketAddress route = open_store(*c, spec, group_name, deadline);
+        connector = std::make_unique<transport::tcp::TcpConnector>(
+            base::env::get("WEFT_SOCKET_IFNAME"), route);
+        self.tcp = connector->record();
+        joined = rendezvous::join_world(*c->job->store, spec.rank, spec.world_size, self.encode(),
+                                        self_description(self.tcp), deadline);
+        break;
+      } catch (const rendezvous::StoreLost& e) {
+        // Most often the store of the previous job on this port, closing as this rank
+        // arrived: join again, at the new store.
+        // (A store found through PMI or a file cannot have moved.)
+        if (deadline.expired() || spec.pmi || spec.multicast || !spec.store_file.empty()) throw;
+        WEFT_LOG(INFO) << "lost the rendezvous store while joining (" << e.what()
+                       << "); joining again";
+        c->job->store.reset();
+        c->job->store_connection.reset();
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+    }
+    job_id = joined.job_id;
+    records.clear();
+    for (int r = 0; r < spec.world_size; ++r) {
+      records.push_back(runtime::PeerRecord::decode(joined.records[r], r));
+    }
+    rendezvous_ms = ms_since(start);
+  } else {
+    WEFT_LOG(INFO) << "no rendezvous information; running as a world of one";
+  }
+
+  std::vector<p2p::PeerInfo> peers;
+  for (const auto& r : records) peers.push_back({r.host.hostname, r.pid});
+  p2p::EngineOptions options = engine_options(records, spec.rank);
+  c->engine = std::make_unique<p2p::Engine>(spec.rank, peers, options);
+  c->job_id = job_id;
+  c->shares_memory.assign(spec.world_size, false);
+  c->arena_options = {options.spin, options.oversubscribed};
+  if (connector) {
+    std::optional<runtime::ShmPeers> shm;
+    or_abort_join(*c, [&] {
+      shm.emplace(records, spec.rank, job_id, transports,
+                  runtime::shm_options_from_env(options.eager_limit));
+    });
+    connect_peers(*c, records, *connector, *shm, transports, job_id, deadline);
+  }
+  c->engine->start();
+
+  std::vector<int> everyone;
+  for (int r = 0; r < spec.world_size; ++r) everyone.push_back(r);
+  std::shared_ptr<collectives::SharedArena> arena;
+  or_abort_join(*c,
+                [&] { arena = runtime::establish_arena(*c, 0, everyone, spec.rank, deadline); });
+  c->world = runtime::make_group_record(0, "world", everyone, spec.rank, t, std::move(arena));
+
+  WEFT_LOG(INFO) << "init_process_group: rank " << spec.rank << " of " << spec.world_size
+                 << " ready in " << ms_since(start) << " ms (rendezvous " << rendezvous_ms
+                 << " ms, connections " << ms_since(start) - rendezvous_ms << " ms)";
+  runtime::install_context(std::move(c));
+}
+
+bool is_initialized() { return runtime::has_context(); }
+
+int get_rank() { return runtime::context("get_rank").rank; }
+
+int get_world_size() { return runtime::context("get_world_size").world_size; }
+
+void destroy_process_group() {
+  std::lock_guard<std::mutex> lock(g_init_mutex);
+  std::unique_ptr<runtime::Context> c = runtime::remove_context();
+  if (!c) {
+    throw Error(ErrorCode::kState, "destroy_process_group: weft is not initialized");
+  }
+  c->engine->shutdown(std::min<Timeout>(c->timeout, kDrainTimeout));
+  ++g_generation;
+  WEFT_LOG(INFO) << "destroy_process_group: rank " << c->rank << " left the job";
+  base::log::set_rank(-1);
+}
+
+}  // namespace weft

@@ -1,0 +1,314 @@
+// init_process_group between real processes: init methods, store hosting, and every
+// way a job can fail to assemble, each reported clearly on every process involved.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "base/socket.h"
+#include "rendezvous/tcp_store_client.h"
+#include "tests/harness/multiprocess.h"
+#include "tests/runtime/init_checks.h"
+#include "weft/weft.h"
+
+namespace {
+
+using weft::testing::expect_all_succeeded;
+using weft::testing::expect_init_error;
+using weft::testing::ring_check;
+using weft::testing::run_ranks;
+using weft::testing::RunOptions;
+using namespace std::chrono_literals;
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+RunOptions with_env(std::map<std::string, std::string> env) {
+  RunOptions o;
+  o.env = std::move(env);
+  return o;
+}
+
+RunOptions with_env_per_rank(std::function<std::map<std::string, std::string>(int)> env) {
+  RunOptions o;
+  o.rank_env = std::move(env);
+  return o;
+}
+
+RunOptions rank0_hosts_store(std::map<std::string, std::string> env = {}) {
+  RunOptions o;
+  o.launcher_store = false;
+  o.env = std::move(env);
+  return o;
+}
+
+TEST(Init, EnvMethodWithRankZeroHostingTheStore) {
+  expect_all_succeeded(run_ranks(
+      3,
+      [](int rank) {
+        weft::init_process_group("auto", "env://");
+        EXPECT_TRUE(weft::is_initialized());
+        ring_check(rank, 3);
+        weft::destroy_process_group();
+        EXPECT_FALSE(weft::is_initialized());
+      },
+      rank0_hosts_store()));
+}
+
+TEST(Init, TcpMethodWithExplicitRanks) {
+  RunOptions o = rank0_hosts_store();
+  o.rank_env = [](int) {
+    return std::map<std::string, std::string>{{"RANK", ""}, {"WORLD_SIZE", ""}};
+  };
+  expect_all_succeeded(run_ranks(
+      3,
+      [](int rank) {
+        weft::init_process_group("tcp", "tcp://127.0.0.1:" + env("MASTER_PORT"), 3, rank);
+        EXPECT_EQ(weft::get_rank(), rank);
+        ring_check(rank, 3);
+        weft::destroy_process_group();
+      },
+      o));
+}
+
+TEST(Init, TcpMethodOverIpv6) {
+  try {
+    weft::base::listen_on(weft::base::resolve("::1", 0).front(), 1);
+  } catch (const weft::Error&) {
+    GTEST_SKIP() << "this machine has no IPv6 loopback";
+  }
+  expect_all_succeeded(run_ranks(
+      2,
+      [](int rank) {
+        weft::init_process_group("auto", "tcp://[::1]:" + env("MASTER_PORT"), 2, rank);
+        ring_check(rank, 2);
+        weft::destroy_process_group();
+      },
+      rank0_hosts_store()));
+}
+
+TEST(Init, RestartingAJobOnTheSamePortWorks) {
+  expect_all_succeeded(run_ranks(
+      2,
+      [](int rank) {
+        for (int round = 0; round < 3; ++round) {
+          weft::init_process_group();
+          ring_check(rank, 2);
+          weft::destroy_process_group();
+        }
+      },
+      rank0_hosts_store()));
+}
+
+TEST(Init, MissingRanksTimeOutNamingThem) {
+  // Two processes of a world of three: both must give up and say rank 2 is missing.
+  expect_all_succeeded(run_ranks(2, [](int rank) {
+    auto start = std::chrono::steady_clock::now();
+    expect_init_error<weft::TimeoutError>(
+        [&] { weft::init_process_group("auto", "env://", 3, rank, "", 1500ms); },
+        {"2/3 ranks joined", "missing ranks: 2", "joined: 0 (", "1 ("});
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 30s);
+  }));
+}
+
+TEST(Init, DuplicateRankIsRefusedOnEveryProcess) {
+  RunOptions o;
+  o.rank_env = [](int rank) {
+    return std::map<std::string, std::string>{{"RANK", rank == 2 ? "1" : std::to_string(rank)}};
+  };
+  o.env = {{"WEFT_TIMEOUT", "60"}};
+  auto start = std::chrono::steady_clock::now();
+  expect_all_succeeded(run_ranks(
+      3,
+      [](int) {
+        expect_init_error<weft::InvalidArgument>([] { weft::init_process_group(); },
+                                                 {"rank 1 was claimed twice"});
+      },
+      o));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 30s) << "the refusal waited for the timeout";
+}
+
+TEST(Init, RankOutsideTheWorldIsRefusedOnEveryProcess) {
+  RunOptions o;
+  o.rank_env = [](int rank) {
+    return std::map<std::string, std::string>{{"RANK", rank == 1 ? "5" : "0"}};
+  };
+  o.env = {{"WEFT_TIMEOUT", "60"}};
+  expect_all_succeeded(run_ranks(
+      2,
+      [](int rank) {
+        expect_init_error<weft::InvalidArgument>([] { weft::init_process_group(); },
+                                                 {"rank 5 is outside [0, 2)"});
+      },
+      o));
+}
+
+TEST(Init, WorldSizeDisagreementIsRefused) {
+  RunOptions o;
+  o.rank_env = [](int rank) {
+    return std::map<std::string, std::string>{{"WORLD_SIZE", rank == 1 ? "3" : "2"}};
+  };
+  o.env = {{"WEFT_TIMEOUT", "60"}};
+  expect_all_succeeded(run_ranks(
+      2,
+      [](int rank) {
+        expect_init_error<weft::InvalidArgument>(
+            [] { weft::init_process_group(); },
+            {"was started with world_size 3 but rank 0 with 2"});
+      },
+      o));
+}
+
+TEST(Init, StoreThatCannotBeBoundNamesTheAddress) {
+  // Hold the port, so that rank 0 cannot host the store on it.
+  weft::base::Fd held = weft::base::listen_on(weft::base::resolve("127.0.0.1", 0).front(), 1);
+  std::string port = std::to_string(weft::base::local_address(held.get()).port());
+  RunOptions o = rank0_hosts_store({{"MASTER_PORT", port}});
+  expect_all_succeeded(run_ranks(
+      1,
+      [](int) {
+        expect_init_error<weft::Error>(
+            [] { weft::init_process_group("auto", "env://", 2, 0, "", 2s); },
+            {"cannot host the rendezvous store", "127.0.0.1:" + env("MASTER_PORT")});
+      },
+      o));
+}
+
+TEST(Init, UnreachableStoreNamesTheAddress) {
+  uint16_t port;
+  {
+    weft::base::Fd probe = weft::base::listen_on(weft::base::resolve("127.0.0.1", 0).front(), 1);
+    port = weft::base::local_address(probe.get()).port();
+  }  // closed: nothing listens there now
+  RunOptions o = rank0_hosts_store({{"MASTER_PORT", std::to_string(port)}});
+  expect_all_succeeded(run_ranks(
+      2,
+      [](int rank) {
+        if (rank == 0) return;  // rank 1 waits for a store that never comes
+        expect_init_error<weft::TimeoutError>(
+            [] { weft::init_process_group("auto", "env://", 2, 1, "", 1s); },
+            {"could not reach the rendezvous store at 127.0.0.1:" + env("MASTER_PORT")});
+      },
+      o));
+}
+
+TEST(Init, SocketInterfaceIsHonoured) {
+  expect_all_succeeded(run_ranks(
+      2,
+      [](int rank) {
+        weft::init_process_group();
+        ring_check(rank, 2);
+        weft::destroy_process_group();
+      },
+      with_env({{"WEFT_SOCKET_IFNAME", "lo"}})));
+}
+
+TEST(Init, UnknownSocketInterfaceIsRefused) {
+  expect_all_succeeded(run_ranks(
+      1,
+      [](int) {
+        expect_init_error<weft::InvalidArgument>(
+            [] { weft::init_process_group("auto", "env://", 2, 0, "", 2s); },
+            {"WEFT_SOCKET_IFNAME=weft-no-such0"});
+      },
+      with_env({{"WEFT_SOCKET_IFNAME", "weft-no-such0"}})));
+}
+
+TEST(Init, AStoreConnectionWithTheWrongTokenIsRefusedWhileTheJobGoesOn) {
+  auto ranks = run_ranks(
+      2,
+      [](int rank) {
+        weft::init_process_group();
+        if (rank == 1) {
+          // A stranger at rank 0's store, from this process: refused, and harmless.
+          setenv("WEFT_AUTH_TOKEN", "a guess", 1);
+          try {
+            weft::rendezvous::TcpStoreClient stranger(
+                env("MASTER_ADDR"), static_cast<uint16_t>(std::stoi(env("MASTER_PORT"))),
+                weft::base::Deadline::after(5s));
+            ADD_FAILURE() << "the store accepted a wrong token";
+          } catch (const weft::InvalidArgument& e) {
+            EXPECT_NE(std::string(e.what()).find("WEFT_AUTH_TOKEN"), std::string::npos);
+          }
+          setenv("WEFT_AUTH_TOKEN", "job secret", 1);
+        }
+        ring_check(rank, 2);
+        weft::barrier();
+        weft::destroy_process_group();
+      },
+      rank0_hosts_store({{"WEFT_AUTH_TOKEN", "job secret"}}));
+  expect_all_succeeded(ranks);
+  EXPECT_NE(ranks[0].output.find("wrong WEFT_AUTH_TOKEN"), std::string::npos) << ranks[0].output;
+}
+
+TEST(Init, ALinkWithTheWrongTokenIsRefused) {
+  // The harness's store asks for no token, so the ranks meet there; rank 1's link to
+  // rank 0 then carries another token than rank 0's.
+  auto ranks = run_ranks(
+      2,
+      [](int rank) {
+        // Rank 1 learns why; rank 0 that the join was aborted.
+        expect_init_error<weft::Error>(
+            [] { weft::init_process_group("auto", "env://", -1, -1, "", 10s); },
+            rank == 1 ? std::vector<std::string>{"refused the connection", "WEFT_AUTH_TOKEN"}
+                      : std::vector<std::string>{});
+      },
+      with_env_per_rank([](int rank) {
+        return std::map<std::string, std::string>{{"WEFT_AUTH_TOKEN", rank == 0 ? "one" : "other"},
+                                                  {"WEFT_DEBUG", "WARN"}};
+      }));
+  expect_all_succeeded(ranks);
+  EXPECT_NE(ranks[0].output.find("wrong or missing WEFT_AUTH_TOKEN"), std::string::npos)
+      << ranks[0].output;
+}
+
+TEST(Init, BadConfigurationIsRefused) {
+  expect_init_error<weft::InvalidArgument>([] { weft::init_process_group("nccl"); },
+                                           {"backend 'nccl' is not supported"});
+  expect_init_error<weft::InvalidArgument>(
+      [] { weft::init_process_group("auto", "udp://x:1", 2, 0); },
+      {"init_method 'udp://x:1' is not supported"});
+  expect_init_error<weft::InvalidArgument>(
+      [] { weft::init_process_group("auto", "tcp://localhost", 2, 0); }, {"is not host:port"});
+  expect_init_error<weft::InvalidArgument>(
+      [] { weft::init_process_group("auto", "tcp://127.0.0.1:1", 2, 2); },
+      {"rank 2 is outside [0, 2)"});
+  expect_init_error<weft::InvalidArgument>(
+      [] { weft::init_process_group("auto", "tcp://127.0.0.1:1", 0, 0); },
+      {"world_size 0 is invalid"});
+  setenv("WEFT_TRANSPORTS", "udp", 1);
+  expect_init_error<weft::InvalidArgument>([] { weft::init_process_group(); },
+                                           {"unknown transport 'udp'"});
+  unsetenv("WEFT_TRANSPORTS");
+  setenv("WEFT_TIMEOUT", "soon", 1);
+  expect_init_error<weft::InvalidArgument>([] { weft::init_process_group(); },
+                                           {"WEFT_TIMEOUT=soon"});
+  unsetenv("WEFT_TIMEOUT");
+}
+
+TEST(Init, WithNothingSetAProcessIsAWorldOfOne) {
+  expect_all_succeeded(run_ranks(
+      1,
+      [](int) {
+        weft::init_process_group();
+        EXPECT_EQ(weft::get_world_size(), 1);
+        EXPECT_EQ(weft::get_rank(), 0);
+        std::vector<int> a{1, 2, 3}, b(3);
+        weft::send(weft::view(a), 0);
+        weft::recv(weft::view(b), 0);
+        EXPECT_EQ(a, b);
+        try {
+          weft::init_process_group();
+          ADD_FAILURE() << "a second init succeeded";
+        } catch (const weft::Error& e) {
+          EXPECT_EQ(e.code(), weft::ErrorCode::kState);
+          EXPECT_NE(std::string(e.what()).find("already initialized"), std::string::npos);
+        }
+        weft::destroy_process_group();
+      },
+      with_env({{"MASTER_ADDR", ""}, {"MASTER_PORT", ""}, {"WORLD_SIZE", ""}, {"RANK", ""}})));
+}
+
+}  // namespace
