@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/deadline.h"
+#include "base/failure.h"
 #include "collectives/reduce/reduce_kernels.h"
 #include "collectives/schedule_run.h"
 #include "p2p/engine.h"
@@ -146,9 +147,10 @@ void execute(const Schedule& schedule, const CollectiveSpec& spec, const Buffers
   } catch (const std::exception& e) {
     // Peers whose large messages are withdrawn learn why: a rank that died fails their
     // receives as it fails this collective.
-    int reason = p2p::kWithdrawnAfterError;
-    if (auto* peer_error = dynamic_cast<const PeerError*>(&e)) reason = peer_error->peer();
-    if (dynamic_cast<const TimeoutError*>(&e)) reason = p2p::kWithdrawnAfterTimeout;
+    const base::Failure failure = base::failure_of(e);
+    const int reason = failure.code() == ErrorCode::kPeer      ? failure.peer()
+                       : failure.code() == ErrorCode::kTimeout ? p2p::kWithdrawnAfterTimeout
+                                                               : p2p::kWithdrawnAfterError;
     for (InFlight& f : in_flight) engine.abandon(f.request, e.what(), reason);
     throw;
   }

@@ -56,7 +56,7 @@ class Simulation {
   }
 
   SimulationReport run() {
-    // Every pass starts what each rank can start; matching happens as messages post.
+    // Every pass starts what each rank can start; matching happens as messages arrive.
     bool progress = true;
     while (progress) {
       progress = false;

@@ -15,24 +15,27 @@ namespace {
 
 thread_local void* t_current_stream = nullptr;
 
+base::Failure refusal(std::string why) { return {ErrorCode::kInvalidArgument, std::move(why)}; }
+
 class CudaLayer : public runtime::DeviceLayer {
  public:
-  std::string check_tensor(const Tensor& tensor) override {
+  base::Failure check_tensor(const Tensor& tensor) override {
     DeviceRuntime& runtime = device_runtime();
     int devices = 0;
     try {
       devices = runtime.device_count();
     } catch (const Error& e) {
-      return std::string("but ") + e.what();
+      return refusal(std::string("but ") + e.what());
     }
     const int index = tensor.device().index;
     if (index < 0 || index >= devices) {
-      return "but this process has " + std::to_string(devices) + " CUDA device" +
-             (devices == 1 ? "" : "s");
+      return refusal("but this process has " + std::to_string(devices) + " CUDA device" +
+                     (devices == 1 ? "" : "s"));
     }
-    if (tensor.bytes() == 0) return "";
+    if (tensor.bytes() == 0) return {};
     std::string why = runtime.check_pointer(tensor.data(), tensor.bytes(), index);
-    return why.empty() ? "" : "but its data pointer is not memory of that device: " + why;
+    if (why.empty()) return {};
+    return refusal("but its data pointer is not memory of that device: " + why);
   }
 
   void prepare(runtime::DeviceCall& call) override {

@@ -35,8 +35,9 @@ class CallChecks {
   void device_tensor(const Tensor& t, const std::string& name) const {
     if (static_cast<int>(t.dtype()) >= kNumDTypes) fail(name + "'s dtype is invalid");
     if (!runtime::on_device(t)) fail(name + " is host memory; each must be on a CUDA device");
-    std::string why = runtime::device_layer().check_tensor(t);
-    if (!why.empty()) fail(name + " is on " + runtime::device_name(t.device()) + ", " + why);
+    if (base::Failure refused = runtime::device_layer().check_tensor(t)) {
+      fail(name + " is on " + runtime::device_name(t.device()) + ", " + refused.why());
+    }
     if (t.data() == nullptr && t.count() > 0) {
       fail(name + " has " + std::to_string(t.count()) + " elements but no data pointer");
     }

@@ -176,8 +176,9 @@ void Engine::post_send(const RequestPtr& r) {
   }
   Peer& p = peers_[r->peer_world];
   if (p.link->failed()) p.link->progress();  // reports a failure not yet seen
-  if (!p.failure.empty()) {
-    fail(r, std::make_exception_ptr(PeerError(r->peer_world, r->describe() + ": " + p.failure)));
+  if (p.failure) {
+    fail(r,
+         std::make_exception_ptr(PeerError(r->peer_world, r->describe() + ": " + p.failure.why())));
     return;
   }
   if (!r->synchronous && eager_fits(p, r->bytes)) {
@@ -215,15 +216,15 @@ bool Engine::send_eagerly_now(const p2p::GroupState& group, const Tensor& tensor
   int world_peer = group.world_ranks[dst];
   if (shut_down_ || world_peer == rank_) return false;
   Peer& p = peers_[world_peer];
-  if (!p.link || !p.failure.empty() || p.link->failed()) return false;
+  if (!p.link || p.failure || p.link->failed()) return false;
   if (!eager_fits(p, tensor.bytes())) return false;
   note_caller_activity();
   FrameHeader h = eager_header(p, group, tensor, tag, world_peer);
   p.link->send(h, tensor.data(), nullptr);
   after_send(p);
-  if (!p.failure.empty()) {
+  if (p.failure) {
     throw PeerError(world_peer,
-                    p2p::describe_op(OpKind::kSend, group, dst, tag) + ": " + p.failure);
+                    p2p::describe_op(OpKind::kSend, group, dst, tag) + ": " + p.failure.why());
   }
   return true;
 }
@@ -249,9 +250,9 @@ void Engine::post_recv(const RequestPtr& r) {
     deliver_unexpected(r, message);
     return;
   }
-  if (r->peer_world >= 0 && r->peer_world != rank_ && !peers_[r->peer_world].failure.empty()) {
-    fail(r, std::make_exception_ptr(
-                PeerError(r->peer_world, r->describe() + ": " + peers_[r->peer_world].failure)));
+  if (r->peer_world >= 0 && r->peer_world != rank_ && peers_[r->peer_world].failure) {
+    fail(r, std::make_exception_ptr(PeerError(
+                r->peer_world, r->describe() + ": " + peers_[r->peer_world].failure.why())));
     return;
   }
   matcher(r->group->comm).add_posted(r);
@@ -266,9 +267,9 @@ void Engine::send_to_self(const RequestPtr& send) {
   h.src = g.rank;
   h.msg_bytes = send->bytes;
   if (RequestPtr recv = matcher(g.comm).take_posted(g.rank, send->tag)) {
-    std::string why = misfit(*recv, h);
-    if (!why.empty()) {
-      fail(recv, std::make_exception_ptr(InvalidArgument(why)));
+    base::Failure refusal = misfit(*recv, h);
+    if (refusal) {
+      fail(recv, refusal.as_exception());
     } else {
       take_message_fields(*recv, h);
       if (h.msg_bytes > 0) std::memcpy(recv->tensor.data(), send->tensor.data(), h.msg_bytes);
@@ -300,7 +301,7 @@ void Engine::send_to_self(const RequestPtr& send) {
 
 void Engine::send_control(int world_peer, const FrameHeader& header) {
   Peer& p = peers_[world_peer];
-  if (!p.failure.empty() || !p.link || p.link->failed()) return;
+  if (p.failure || !p.link || p.link->failed()) return;
   trace_frame(true, world_peer, header);
   p.link->send(header, nullptr, nullptr);
   after_send(p);
@@ -315,7 +316,7 @@ void Engine::after_send(Peer& p) {
 }
 
 void Engine::watch_output(Peer& p) {
-  if (!p.link || !p.failure.empty()) return;
+  if (!p.link || p.failure) return;
   bool want = p.link->wants_write();
   if (want == p.watching_output) return;
   epoll_event ev{};

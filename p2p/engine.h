@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "base/deadline.h"
+#include "base/failure.h"
 #include "base/log.h"
 #include "p2p/matcher.h"
 #include "p2p/protocol.h"
@@ -128,7 +129,7 @@ class Engine final : public transport::LinkHandler {
                             uint64_t offset) override;
   void on_payload_done(int peer, const transport::FrameHeader& header) override;
   void on_sent(int peer, void* cookie) override;
-  void on_link_failed(int peer, const std::string& why) override;
+  void on_link_failed(int peer, const base::Failure& failure) override;
 
  private:
   // Where the payload of the frame a peer is sending now goes.
@@ -144,7 +145,7 @@ class Engine final : public transport::LinkHandler {
     uint64_t eager_credit = 0;  // eager bytes we may still send it
     uint64_t credit_owed = 0;   // eager bytes of its we consumed and not yet reported
     bool left = false;          // it said goodbye
-    std::string failure;        // why its link is dead; empty while alive
+    base::Failure failure;      // why its link is dead; none while alive
     bool watching_output = false;
     // crashes_ just after it crashed (failed without saying goodbye); 0 while it has not.
     uint64_t crash_number = 0;
@@ -174,8 +175,9 @@ class Engine final : public transport::LinkHandler {
   void deliver_unexpected(const RequestPtr& recv,
                           const std::shared_ptr<UnexpectedMessage>& message);
   void accept_rts(const RequestPtr& recv, const transport::FrameHeader& rts, int world_peer);
-  // Why `recv` cannot take a message described by `header`; empty if it can.
-  std::string misfit(const p2p::RequestState& recv, const transport::FrameHeader& header) const;
+  // Why `recv` cannot take a message described by `header` (InvalidArgument); none if
+  // it can.
+  base::Failure misfit(const p2p::RequestState& recv, const transport::FrameHeader& header) const;
   void take_message_fields(p2p::RequestState& recv, const transport::FrameHeader& header);
   void consume_credit(int world_peer, uint64_t bytes);
   void send_control(int world_peer, const transport::FrameHeader& header);

@@ -16,20 +16,26 @@ using transport::FrameHeader;
 void Engine::protocol_error(int world_peer, const std::string& what) {
   WEFT_LOG(WARN) << "protocol error from " << peer_name(world_peer) << ": " << what
                  << "; closing the link";
-  on_link_failed(world_peer, "protocol error: " + what);
+  on_link_failed(world_peer,
+                 base::Failure(ErrorCode::kPeer, "protocol error: " + what, world_peer));
 }
 
-void Engine::on_link_failed(int peer, const std::string& why) {
+void Engine::on_link_failed(int peer, const base::Failure& link_failure) {
   Peer& p = peers_[peer];
-  if (!p.failure.empty()) return;
+  if (p.failure) return;
   if (p.left) {
-    p.failure = peer_name(peer) + " has left the job (it called destroy_process_group)";
-    WEFT_LOG(INFO) << p.failure;
+    p.failure = base::Failure(
+        ErrorCode::kPeer, peer_name(peer) + " has left the job (it called destroy_process_group)",
+        peer);
+    WEFT_LOG(INFO) << p.failure.why();
   } else {
-    p.failure = "lost the connection to " + peer_name(peer) + ": " + why +
-                "; the process has probably exited or been killed";
+    p.failure =
+        base::Failure(ErrorCode::kPeer,
+                      "lost the connection to " + peer_name(peer) + ": " + link_failure.why() +
+                          "; the process has probably exited or been killed",
+                      peer);
     p.crash_number = ++crashes_;
-    WEFT_LOG(WARN) << p.failure;
+    WEFT_LOG(WARN) << p.failure.why();
   }
   if (p.link) epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, p.link->poll_fd(), nullptr);
   p.incoming = Incoming{};
@@ -55,7 +61,7 @@ void Engine::on_link_failed(int peer, const std::string& why) {
       else
         active_recvs_.erase(r->id);
     }
-    fail(r, std::make_exception_ptr(PeerError(peer, r->describe() + ": " + p.failure)));
+    fail(r, std::make_exception_ptr(PeerError(peer, r->describe() + ": " + p.failure.why())));
   }
   // Abandoned large receives from it will get no more payload.
   for (auto it = active_recvs_.begin(); it != active_recvs_.end();) {
@@ -82,7 +88,7 @@ void Engine::throw_if_failed(std::span<const int> world_peers) {
   }
   poll_links();
   for (int w : world_peers) {
-    if (w != rank_ && !peers_[w].failure.empty()) throw PeerError(w, peers_[w].failure);
+    if (w != rank_ && peers_[w].failure) throw PeerError(w, peers_[w].failure.why());
   }
 }
 

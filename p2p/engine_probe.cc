@@ -36,11 +36,11 @@ std::optional<ProbeResult> Engine::probed(const char* op, const p2p::GroupState&
   }
   // Then the errors a receive posted now (named source) or pending (any source) gets.
   auto dead = [&](int w) {
-    return PeerError(w, p2p::describe_probe(op, group, src, tag) + ": " + peers_[w].failure);
+    return PeerError(w, p2p::describe_probe(op, group, src, tag) + ": " + peers_[w].failure.why());
   };
   if (src >= 0) {
     const int w = group.world_ranks[src];
-    if (w != rank_ && !peers_[w].failure.empty()) throw dead(w);
+    if (w != rank_ && peers_[w].failure) throw dead(w);
   } else if (crashes_ != crashes_before) {
     for (int w : group.world_ranks) {
       if (peers_[w].crash_number > crashes_before) throw dead(w);

@@ -33,7 +33,7 @@ using p2p::RequestState;
 
 void Engine::poll_busy_links() {
   for (Peer* p : busy_links_) {
-    if (p->failure.empty()) p->link->progress();
+    if (!p->failure) p->link->progress();
   }
 }
 
@@ -45,7 +45,7 @@ void Engine::poll_links(bool check_fds) {
   for (int i = 0; i < n; ++i) {
     if (events[i].data.ptr == nullptr) continue;  // the waiter bell: its sleeper clears it
     Peer& p = *static_cast<Peer*>(events[i].data.ptr);
-    if (!p.link || !p.failure.empty()) continue;
+    if (!p.link || p.failure) continue;
     p.link->service_fd();
     watch_output(p);
   }
@@ -59,7 +59,7 @@ void Engine::poll_for_caller(int peer, unsigned iteration) {
       has_fd_links_ ? iteration % 8 == 7 : iteration % kBusyPollsPerEpoll == kBusyPollsPerEpoll - 1;
   if (peer >= 0 && peer != rank_ && !epoll_now) {
     Peer& p = peers_[peer];
-    if (p.link && p.failure.empty()) {
+    if (p.link && !p.failure) {
       if (p.link->busy_polled()) {
         poll_busy_links();  // each costs a few loads while idle
         return;
@@ -75,14 +75,14 @@ void Engine::poll_for_caller(int peer, unsigned iteration) {
 bool Engine::prepare_busy_links_to_sleep() {
   bool sleep = true;
   for (Peer* p : busy_links_) {
-    if (p->failure.empty() && !p->link->prepare_to_sleep()) sleep = false;
+    if (!p->failure && !p->link->prepare_to_sleep()) sleep = false;
   }
   return sleep;
 }
 
 void Engine::wake_busy_links() {
   for (Peer* p : busy_links_) {
-    if (p->failure.empty()) p->link->woke_up();
+    if (!p->failure) p->link->woke_up();
   }
 }
 

@@ -40,19 +40,21 @@ const char* frame_kind_name(uint8_t kind) {
   return "unknown";
 }
 
-std::string Engine::misfit(const RequestState& recv, const FrameHeader& h) const {
+base::Failure Engine::misfit(const RequestState& recv, const FrameHeader& h) const {
   auto dtype = static_cast<DType>(h.dtype);
   if (dtype == recv.tensor.dtype() && h.msg_bytes <= recv.tensor.bytes()) return {};
   std::string who = "rank " + std::to_string(h.src) + " (tag " + std::to_string(h.tag) + ")";
   if (dtype != recv.tensor.dtype()) {
-    return recv.describe() + ": " + who + " sent " + dtype_name(dtype) +
-           " data but the receive buffer is " + dtype_name(recv.tensor.dtype()) +
-           "; nothing was written";
+    return {ErrorCode::kInvalidArgument,
+            recv.describe() + ": " + who + " sent " + dtype_name(dtype) +
+                " data but the receive buffer is " + dtype_name(recv.tensor.dtype()) +
+                "; nothing was written"};
   }
   if (h.msg_bytes > recv.tensor.bytes()) {
-    return recv.describe() + ": the message from " + who + " has " + std::to_string(h.msg_bytes) +
-           " bytes but the receive buffer holds " + std::to_string(recv.tensor.bytes()) +
-           "; nothing was written";
+    return {ErrorCode::kInvalidArgument,
+            recv.describe() + ": the message from " + who + " has " + std::to_string(h.msg_bytes) +
+                " bytes but the receive buffer holds " + std::to_string(recv.tensor.bytes()) +
+                "; nothing was written"};
   }
   return {};
 }
@@ -67,15 +69,15 @@ void Engine::take_message_fields(RequestState& recv, const FrameHeader& h) {
 void Engine::deliver_unexpected(const RequestPtr& recv,
                                 const std::shared_ptr<UnexpectedMessage>& message) {
   const FrameHeader& h = message->header;
-  std::string why = misfit(*recv, h);
+  base::Failure refusal = misfit(*recv, h);
   if (message->self_send) {
     RequestPtr send = message->self_send;
-    if (why.empty()) {
+    if (!refusal) {
       take_message_fields(*recv, h);
       if (h.msg_bytes > 0) std::memcpy(recv->tensor.data(), send->tensor.data(), h.msg_bytes);
       complete(recv);
     } else {
-      fail(recv, std::make_exception_ptr(InvalidArgument(why)));
+      fail(recv, refusal.as_exception());
     }
     complete(send);
     return;
@@ -85,8 +87,8 @@ void Engine::deliver_unexpected(const RequestPtr& recv,
     return;
   }
   // Eager.
-  if (!why.empty()) {
-    fail(recv, std::make_exception_ptr(InvalidArgument(why)));
+  if (refusal) {
+    fail(recv, refusal.as_exception());
     if (message->payload_complete) {
       consume_credit(message->world_peer, h.msg_bytes);
     } else {
@@ -107,22 +109,22 @@ void Engine::deliver_unexpected(const RequestPtr& recv,
 }
 
 void Engine::accept_rts(const RequestPtr& recv, const FrameHeader& rts, int world_peer) {
-  if (world_peer != rank_ && !peers_[world_peer].failure.empty()) {
-    fail(recv, std::make_exception_ptr(
-                   PeerError(world_peer, recv->describe() + ": " + peers_[world_peer].failure)));
+  if (world_peer != rank_ && peers_[world_peer].failure) {
+    fail(recv, std::make_exception_ptr(PeerError(
+                   world_peer, recv->describe() + ": " + peers_[world_peer].failure.why())));
     return;
   }
   FrameHeader cts = control_header(FrameKind::kCts);
   cts.send_id = rts.send_id;
-  std::string why = misfit(*recv, rts);
-  if (!why.empty() || rts.msg_bytes == 0) {
+  base::Failure refusal = misfit(*recv, rts);
+  if (refusal || rts.msg_bytes == 0) {
     // recv_id 0 declines: the sender completes without sending its payload.
     send_control(world_peer, cts);
-    if (why.empty()) {
+    if (!refusal) {
       take_message_fields(*recv, rts);
       complete(recv);
     } else {
-      fail(recv, std::make_exception_ptr(InvalidArgument(why)));
+      fail(recv, refusal.as_exception());
     }
     return;
   }
@@ -186,9 +188,9 @@ void Engine::on_frame(int peer, const FrameHeader& h) {
         return;
       }
       if (recv) {
-        std::string why = misfit(*recv, h);
-        if (!why.empty()) {
-          fail(recv, std::make_exception_ptr(InvalidArgument(why)));
+        base::Failure refusal = misfit(*recv, h);
+        if (refusal) {
+          fail(recv, refusal.as_exception());
           return;  // the payload is discarded
         }
         take_message_fields(*recv, h);

@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 
+#include "base/failure.h"
 #include "collectives/collective_spec.h"
 #include "weft/group.h"
 #include "weft/tensor.h"
@@ -40,9 +41,9 @@ class DeviceLayer {
  public:
   virtual ~DeviceLayer() = default;
 
-  // Why `tensor` cannot be used as a device tensor (an empty string when it can):
-  // no CUDA support, no such device, memory of another device or of the host.
-  virtual std::string check_tensor(const Tensor& tensor) = 0;
+  // Why `tensor` cannot be used as a device tensor (none when it can): no CUDA support,
+  // no such device, memory of another device or of the host.
+  virtual base::Failure check_tensor(const Tensor& tensor) = 0;
 
   // Before the call is run or queued, in the caller's thread: records that the
   // call's inputs are ready once the work queued so far on the current stream is.

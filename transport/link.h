@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <string>
 
+#include "base/failure.h"
 #include "transport/frame.h"
 
 namespace weft::transport {
@@ -32,8 +33,8 @@ class LinkHandler {
   virtual void on_payload_done(int peer, const FrameHeader& header) = 0;
   // A send queued with a non-null cookie has been written out completely.
   virtual void on_sent(int peer, void* cookie) = 0;
-  // The link is dead; `why` says how ("connection reset by peer", "peer left").
-  virtual void on_link_failed(int peer, const std::string& why) = 0;
+  // The link is dead; `failure` says how ("connection reset by peer", "peer left").
+  virtual void on_link_failed(int peer, const base::Failure& failure) = 0;
 };
 
 class Link {
@@ -81,11 +82,35 @@ class Link {
   // For readiness waits: the descriptor to watch, and whether output is pending.
   virtual int poll_fd() const = 0;
   virtual bool wants_write() const = 0;
-  virtual bool failed() const = 0;
+  bool failed() const { return failure_.failed(); }
 
   // Writes out everything queued, waiting at most `timeout_ms`; then stops sending and
   // releases the connection. Used when the process group is destroyed.
   virtual void drain_and_close(int timeout_ms) = 0;
+
+ protected:
+  // A link fails once: the first reason sticks, the handler hears of it once
+  // (report_failure), and sends are refused from then on. A link closed on purpose
+  // counts as failed with nothing to report.
+  void fail(std::string why) { failure_.set(ErrorCode::kPeer, std::move(why), peer()); }
+  void report_failure(LinkHandler& handler) {
+    if (failure_ && !failure_reported_) {
+      failure_reported_ = true;
+      handler.on_link_failed(peer(), failure_);
+    }
+  }
+  void close_quietly() {
+    failure_.set(ErrorCode::kPeer, "closed", peer());
+    failure_reported_ = true;
+  }
+  // For a send: PeerError naming the peer once the link has failed.
+  void refuse_if_failed() const {
+    if (failure_) failure_.raise("link to rank " + std::to_string(peer()) + " has failed");
+  }
+
+ private:
+  base::Failure failure_;
+  bool failure_reported_ = false;
 };
 
 }  // namespace weft::transport

@@ -42,9 +42,9 @@ uint64_t signature(const CollectiveSpec& spec) {
 void barrier(const CollectiveSpec& spec, const Buffers&, SharedArena& arena,
              SharedArena::Call& call) {
   uint32_t round = arena.begin_round(call);
-  arena.post(call, round);
+  arena.publish_staged(call, round);
   for (int m = 0; m < spec.size; ++m) {
-    if (m != spec.rank) arena.wait_posted(call, m, round);
+    if (m != spec.rank) arena.wait_staged(call, m, round);
   }
   arena.consume(round);
 }
@@ -58,10 +58,10 @@ void broadcast(const CollectiveSpec& spec, const Buffers& buffers, SharedArena& 
     uint32_t round = arena.begin_round(call);
     if (spec.rank == spec.root) {
       copy_bytes(arena.staging(round, bytes), buffers.input + at * size, bytes);
-      arena.post(call, round);
+      arena.publish_staged(call, round);
     } else {
-      arena.post(call, round);  // no data: only its signature, checked by nobody
-      arena.wait_posted(call, spec.root, round);
+      arena.publish_staged(call, round);  // no data: only its signature, checked by nobody
+      arena.wait_staged(call, spec.root, round);
       copy_bytes(buffers.output + at * size, arena.staged(spec.root, round, bytes), bytes);
     }
     arena.consume(round);
@@ -78,9 +78,9 @@ void all_reduce_direct(const CollectiveSpec& spec, const Buffers& buffers, Share
     const uint64_t bytes = count * size;
     // Staged first: in place, the output about to be written is the input.
     copy_bytes(arena.staging(round, bytes), buffers.input + at * size, bytes);
-    arena.post(call, round);
+    arena.publish_staged(call, round);
     for (int m = 0; m < spec.size; ++m) {
-      if (m != spec.rank) arena.wait_posted(call, m, round);
+      if (m != spec.rank) arena.wait_staged(call, m, round);
     }
     std::byte* out = buffers.output + at * size;
     collectives::reduce::reduce_elements(spec.op, spec.dtype, out, arena.staged(0, round, bytes),
@@ -108,9 +108,9 @@ void all_reduce_sliced(const CollectiveSpec& spec, const Buffers& buffers, Share
     uint32_t round = arena.begin_round(call);
     std::byte* mine = arena.buffer(spec.rank, round);
     copy_bytes(mine, buffers.input + at * size, count * size);
-    arena.post(call, round);
+    arena.publish_staged(call, round);
     for (int m = 0; m < n; ++m) {
-      if (m != spec.rank) arena.wait_posted(call, m, round);
+      if (m != spec.rank) arena.wait_staged(call, m, round);
     }
     // This member's slice, reduced in its own buffer: only it reads that slice before
     // it is reduced, so the order of the others does not change anyone's result.
@@ -120,7 +120,7 @@ void all_reduce_sliced(const CollectiveSpec& spec, const Buffers& buffers, Share
       collectives::reduce::reduce_elements(spec.op, spec.dtype, mine + lo * size, mine + lo * size,
                                            arena.buffer(m, round) + lo * size, hi - lo);
     }
-    arena.post_reduced(round);
+    arena.publish_reduced(round);
     for (int k = 0; k < n; ++k) {
       const int m = (spec.rank + k) % n;  // own slice first, then the others' in turn
       const uint64_t from = slice_begin(m), to = slice_begin(m + 1);
@@ -143,13 +143,13 @@ void reduce_direct(const CollectiveSpec& spec, const Buffers& buffers, SharedAre
     const uint64_t bytes = count * size;
     if (spec.rank != spec.root) {
       copy_bytes(arena.staging(round, bytes), buffers.input + at * size, bytes);
-      arena.post(call, round);
+      arena.publish_staged(call, round);
       arena.consume(round);
       continue;
     }
-    arena.post(call, round);
+    arena.publish_staged(call, round);
     for (int m = 0; m < spec.size; ++m) {
-      if (m != spec.rank) arena.wait_posted(call, m, round);
+      if (m != spec.rank) arena.wait_staged(call, m, round);
     }
     // The root's input first, read in place (in place it is the output, which the
     // first reduction overwrites); then the others in member order. Only the root
@@ -181,10 +181,10 @@ void all_gather(const CollectiveSpec& spec, const Buffers& buffers, SharedArena&
     };
     uint32_t round = arena.begin_round(call);
     copy_bytes(arena.staging(round, piece(own)), buffers.input + at * size, piece(own));
-    arena.post(call, round);
+    arena.publish_staged(call, round);
     for (int k = 1; k < spec.size; ++k) {
       const int m = (spec.rank + k) % spec.size;
-      arena.wait_posted(call, m, round);
+      arena.wait_staged(call, m, round);
       const Block& b = spec.blocks[m];
       copy_bytes(buffers.output + (b.offset + at) * size, arena.staged(m, round, piece(b)),
                  piece(b));

@@ -18,7 +18,7 @@ uint64_t signature(const CollectiveSpec& spec);
 using Runner = void (*)(const CollectiveSpec& spec, const Buffers& buffers, SharedArena& arena,
                         SharedArena::Call& call);
 
-// Every member posts and waits for all the others.
+// Every member publishes and waits for all the others.
 void barrier(const CollectiveSpec& spec, const Buffers& buffers, SharedArena& arena,
              SharedArena::Call& call);
 // The root stages, every other member copies out.

@@ -8,15 +8,16 @@
 #include <cstring>
 #include <ctime>
 
+#include "base/failure.h"
 #include "p2p/engine.h"
 #include "weft/error.h"
 
 namespace weft::collectives {
 
-// One member's control block: a line of counters, and one post line per parity. All
+// One member's control block: a line of counters, and one stage line per parity. All
 // of it is written by that member only.
-struct alignas(64) SharedArena::PostLine {
-  std::atomic<uint32_t> round;  // the last round of this parity the member posted
+struct alignas(64) SharedArena::StageLine {
+  std::atomic<uint32_t> round;  // the last round of this parity the member published
   uint32_t unused;
   uint64_t signature;            // of that round's call
   std::byte data[kInlineBytes];  // that round's data, when it is this small
@@ -27,7 +28,7 @@ struct alignas(ArenaLayout::kControlBytes) SharedArena::Control {
   std::atomic<uint32_t> failed;               // an ArenaFailure: this member gave up
   std::atomic<uint32_t> sleepers;             // members sleeping on one of its counters
   int32_t culprit;                            // kPeer: the world rank whose failure it saw
-  PostLine post[2];
+  StageLine stage[2];
 };
 static_assert(std::atomic<uint32_t>::is_always_lock_free);
 
@@ -97,7 +98,7 @@ void SharedArena::check_header(const std::byte* base, const ArenaLayout& layout,
 
 SharedArena::Control& SharedArena::control(int member) const {
   static_assert(sizeof(Control) <= ArenaLayout::kControlBytes);
-  static_assert(sizeof(PostLine) == 64);
+  static_assert(sizeof(StageLine) == 64);
   return *reinterpret_cast<Control*>(segment_.data() + layout_.control_offset(member));
 }
 
@@ -147,14 +148,12 @@ void SharedArena::throw_if_broken() const {
 }
 
 void SharedArena::mark_failed(const std::exception& e) {
-  ArenaFailure kind = ArenaFailure::kOther;
-  if (dynamic_cast<const DesyncError*>(&e)) kind = ArenaFailure::kDesync;
-  if (dynamic_cast<const TimeoutError*>(&e)) kind = ArenaFailure::kTimeout;
-  int culprit = -1;
-  if (auto* peer_error = dynamic_cast<const PeerError*>(&e)) {
-    kind = ArenaFailure::kPeer;
-    culprit = peer_error->peer();
-  }
+  const base::Failure failure = base::failure_of(e);
+  ArenaFailure kind = failure.code() == ErrorCode::kDesync    ? ArenaFailure::kDesync
+                      : failure.code() == ErrorCode::kTimeout ? ArenaFailure::kTimeout
+                      : failure.code() == ErrorCode::kPeer    ? ArenaFailure::kPeer
+                                                              : ArenaFailure::kOther;
+  const int culprit = failure.peer();
   {
     std::lock_guard<std::mutex> lock(failure_mutex_);
     if (broken_.load(std::memory_order_relaxed)) return;
@@ -165,8 +164,8 @@ void SharedArena::mark_failed(const std::exception& e) {
   mine.culprit = culprit;  // published by the store of `failed`
   mine.failed.store(static_cast<uint32_t>(kind), std::memory_order_seq_cst);
   // Whoever sleeps on one of this member's counters wakes to see the flag.
-  futex_wake_all(mine.post[0].round);
-  futex_wake_all(mine.post[1].round);
+  futex_wake_all(mine.stage[0].round);
+  futex_wake_all(mine.stage[1].round);
   futex_wake_all(mine.reduced);
   futex_wake_all(mine.consumed);
 }
@@ -194,14 +193,14 @@ uint32_t SharedArena::begin_round(Call& call) {
   return round;
 }
 
-void SharedArena::post(Call& call, uint32_t round) {
+void SharedArena::publish_staged(Call& call, uint32_t round) {
   Control& mine = control(member_);
-  PostLine& line = mine.post[round & 1u];
+  StageLine& line = mine.stage[round & 1u];
   line.signature = call.signature;
   publish(line.round, round, mine);
 }
 
-void SharedArena::post_reduced(uint32_t round) {
+void SharedArena::publish_reduced(uint32_t round) {
   Control& mine = control(member_);
   publish(mine.reduced, round, mine);
 }
@@ -211,13 +210,13 @@ void SharedArena::consume(uint32_t round) {
   publish(mine.consumed, round, mine);
 }
 
-void SharedArena::wait_posted(Call& call, int member, uint32_t round) {
+void SharedArena::wait_staged(Call& call, int member, uint32_t round) {
   Control& theirs = control(member);
-  PostLine& line = theirs.post[round & 1u];
+  StageLine& line = theirs.stage[round & 1u];
   if (!reached(line.round.load(std::memory_order_acquire), round)) {
     wait_for(call, member, line.round, round, "reach this collective");
   }
-  // A member posts round r only after it has consumed r - 1: this spares begin_round a
+  // A member publishes round r only after it has consumed r - 1: this spares begin_round a
   // look at its counters (another cache line) in the next round.
   if (!reached(known_consumed_[member], round - 1)) known_consumed_[member] = round - 1;
   if (line.signature != call.signature) [[unlikely]] {
@@ -298,7 +297,7 @@ void SharedArena::check_progress(Call& call, int waiting_for, uint32_t round, co
     std::string missing;
     for (int m = 0; m < layout_.members; ++m) {
       if (m == member_) continue;
-      if (!reached(control(m).post[round & 1u].round.load(std::memory_order_acquire), round)) {
+      if (!reached(control(m).stage[round & 1u].round.load(std::memory_order_acquire), round)) {
         missing += (missing.empty() ? "" : ", ") + call.engine->peer_name(world_ranks_[m]);
       }
     }
@@ -313,11 +312,11 @@ void SharedArena::check_progress(Call& call, int waiting_for, uint32_t round, co
 namespace weft::collectives {
 
 std::byte* SharedArena::staging(uint32_t round, uint64_t bytes) const {
-  return bytes <= kInlineBytes ? control(member_).post[round & 1u].data : buffer(member_, round);
+  return bytes <= kInlineBytes ? control(member_).stage[round & 1u].data : buffer(member_, round);
 }
 
 const std::byte* SharedArena::staged(int member, uint32_t round, uint64_t bytes) const {
-  return bytes <= kInlineBytes ? control(member).post[round & 1u].data : buffer(member, round);
+  return bytes <= kInlineBytes ? control(member).stage[round & 1u].data : buffer(member, round);
 }
 
 }  // namespace weft::collectives

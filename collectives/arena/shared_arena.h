@@ -8,10 +8,10 @@
 //   1. waits until every member has consumed round r-2 (its buffers of parity r % 2 are
 //      then free again: buffers are double-buffered, so a fast member runs one round
 //      ahead without waiting for the slowest),
-//   2. stages its data in its buffer of parity r % 2 (or, up to 48 bytes, in its post
-//      line of that parity) and posts r there with the signature of the call
+//   2. stages its data in its buffer of parity r % 2 (or, up to 48 bytes, in its stage
+//      line of that parity) and publishes r there with the signature of the call
 //      (collective, op, dtype, counts, root),
-//   3. reads what it needs once the others have posted r (reduced r, for the sliced
+//   3. reads what it needs once the others have published r (reduced r, for the sliced
 //      all_reduce), checking their signature: a different one is a DesyncError, and
 //   4. marks r consumed.
 // Counters are 32 bits, compared modulo 2^32. Waits spin briefly, then sleep on a futex
@@ -48,7 +48,7 @@ namespace weft::collectives {
 // buffers per member.
 struct ArenaLayout {
   static constexpr uint64_t kMagic = 0x616e657261746677ull;  // "wftarena"
-  // A line of counters and two post lines, padded to four lines: no false sharing
+  // A line of counters and two stage lines, padded to four lines: no false sharing
   // with the neighbour's block through adjacent-line prefetch.
   static constexpr size_t kControlBytes = 256;
   int members = 0;
@@ -127,12 +127,12 @@ class SharedArena {
   // Step 1: the next round's number, once its buffers are free on every member.
   uint32_t begin_round(Call& call);
   // Step 2: this member's data of `round` is staged.
-  void post(Call& call, uint32_t round);
-  // Step 3: waits until `member` posted `round` (reduced it, with `reduced`) and checks
+  void publish_staged(Call& call, uint32_t round);
+  // Step 3: waits until `member` published `round` (reduced it, with `reduced`) and checks
   // its signature.
-  void wait_posted(Call& call, int member, uint32_t round);
+  void wait_staged(Call& call, int member, uint32_t round);
   void wait_reduced(Call& call, int member, uint32_t round);
-  void post_reduced(uint32_t round);
+  void publish_reduced(uint32_t round);
   // Step 4.
   void consume(uint32_t round);
 
@@ -141,15 +141,15 @@ class SharedArena {
     return segment_.data() + layout_.buffer_offset(member, round & 1u);
   }
   // Where this member stages `bytes` of `round`, and where `member` staged its: up to
-  // kInlineBytes in the post line itself, which the readers fetch anyway to see the
-  // round posted (one transfer between cores instead of two), else its buffer. Both
+  // kInlineBytes in the stage line itself, which the readers fetch anyway to see the
+  // round published (one transfer between cores instead of two), else its buffer. Both
   // sides must pass the writer's byte count.
   static constexpr uint64_t kInlineBytes = 48;
   std::byte* staging(uint32_t round, uint64_t bytes) const;
   const std::byte* staged(int member, uint32_t round, uint64_t bytes) const;
 
  private:
-  struct PostLine;
+  struct StageLine;
   struct Control;
   Control& control(int member) const;
   // Waits until `word` (one of `member`'s counters) reaches `round`; `what` names it

@@ -24,10 +24,25 @@ class Error : public std::runtime_error {
  public:
   Error(ErrorCode code, const std::string& message);
   ErrorCode code() const noexcept { return code_; }
+  // For a PeerError, the world rank of the peer at fault; -1 for every other error.
+  int culprit() const noexcept { return peer_; }
+
+  // Throws an error of this one's kind (its code, its class and, for a PeerError, its
+  // peer) whose message is `context + ": " + what()`: how a caller adds what it was
+  // doing to a failure from below without losing what kind of failure it is.
+  [[noreturn]] void rethrow_with_context(const std::string& context) const;
+
+ protected:
+  Error(ErrorCode code, const std::string& message, int peer);
 
  private:
   ErrorCode code_;
+  int peer_ = -1;
 };
+
+// Throws the Error of `code`'s class: InvalidArgument, TimeoutError, PeerError (naming
+// `peer`), DesyncError, or a plain Error for the other codes.
+[[noreturn]] void throw_error(ErrorCode code, const std::string& message, int peer = -1);
 
 class InvalidArgument : public Error {
  public:
@@ -44,10 +59,7 @@ class TimeoutError : public Error {
 class PeerError : public Error {
  public:
   PeerError(int peer, const std::string& message);
-  int peer() const noexcept { return peer_; }
-
- private:
-  int peer_;
+  int peer() const noexcept { return culprit(); }
 };
 
 class DesyncError : public Error {

@@ -23,10 +23,13 @@ void Checker::tensor(const Tensor& t, const char* name) const {
   if (static_cast<int>(t.dtype()) >= kNumDTypes) fail(std::string(name) + "'s dtype is invalid");
   if (on_device(t)) [[unlikely]] {
     DeviceLayer* layer = find_device_layer();
-    std::string why = layer
-                          ? layer->check_tensor(t)
-                          : "but this program links no device layer (link //:weft, not //runtime)";
-    if (!why.empty()) fail(std::string(name) + " is on " + device_name(t.device()) + ", " + why);
+    if (layer == nullptr) {
+      fail(std::string(name) + " is on " + device_name(t.device()) +
+           ", but this program links no device layer (link //:weft, not //runtime)");
+    }
+    if (base::Failure refused = layer->check_tensor(t)) {
+      fail(std::string(name) + " is on " + device_name(t.device()) + ", " + refused.why());
+    }
   } else if (t.device().type != DeviceType::kCpu) {
     fail(std::string(name) + "'s device type is invalid");
   }

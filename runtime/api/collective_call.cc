@@ -36,20 +36,12 @@ std::string describe(const CollectiveCall& call, const Algorithm* algorithm) {
 }
 
 // Rethrows the exception being handled with `prefix` before its message, keeping its
-// type (and a PeerError's peer).
+// kind.
 [[noreturn]] void rethrow_in_context(const std::string& prefix) {
   try {
     throw;
-  } catch (const PeerError& e) {
-    throw PeerError(e.peer(), prefix + ": " + e.what());
-  } catch (const TimeoutError& e) {
-    throw TimeoutError(prefix + ": " + e.what());
-  } catch (const DesyncError& e) {
-    throw DesyncError(prefix + ": " + e.what());
-  } catch (const InvalidArgument& e) {
-    throw InvalidArgument(prefix + ": " + e.what());
   } catch (const Error& e) {
-    throw Error(e.code(), prefix + ": " + e.what());
+    e.rethrow_with_context(prefix);
   } catch (const std::exception& e) {
     throw Error(ErrorCode::kInternal, prefix + ": " + e.what());
   }

@@ -97,8 +97,10 @@ void ShmPeers::map_peer(Local& peer, rendezvous::Store& store, base::Deadline de
     }
     peer.outbound = inbox.ring_for(rank_);  // throws if it has no ring for this rank
     peer.inbox = std::move(segment);
-    peer.i_read_theirs = transport::shm::cma_probe(static_cast<pid_t>(h.pid), h.probe_address,
-                                                   h.nonce, &peer.why_no_single_copy);
+    base::Failure refused =
+        transport::shm::cma_probe(static_cast<pid_t>(h.pid), h.probe_address, h.nonce);
+    peer.i_read_theirs = !refused;
+    if (refused) peer.why_no_single_copy = refused.why();
   } catch (const Error& e) {
     peer.why_not = e.what();
   }

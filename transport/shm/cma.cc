@@ -13,7 +13,7 @@ constexpr size_t kMaxCall = 0x7ffff000;
 
 }  // namespace
 
-std::string cma_read(pid_t pid, void* local, uint64_t remote, size_t bytes) {
+base::Failure cma_read(pid_t pid, void* local, uint64_t remote, size_t bytes) {
   auto* to = static_cast<char*>(local);
   while (bytes > 0) {
     size_t want = bytes < kMaxCall ? bytes : kMaxCall;
@@ -22,9 +22,9 @@ std::string cma_read(pid_t pid, void* local, uint64_t remote, size_t bytes) {
     ssize_t n = process_vm_readv(pid, &l, 1, &r, 1, 0);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return std::strerror(errno);
+      return {ErrorCode::kInternal, std::strerror(errno)};
     }
-    if (n == 0) return "the peer's memory ended early";
+    if (n == 0) return {ErrorCode::kInternal, "the peer's memory ended early"};
     to += n;
     remote += static_cast<uint64_t>(n);
     bytes -= static_cast<size_t>(n);
@@ -32,18 +32,15 @@ std::string cma_read(pid_t pid, void* local, uint64_t remote, size_t bytes) {
   return {};
 }
 
-bool cma_probe(pid_t pid, uint64_t address, uint64_t expected, std::string* why) {
+base::Failure cma_probe(pid_t pid, uint64_t address, uint64_t expected) {
   uint64_t value = 0;
-  std::string error = cma_read(pid, &value, address, sizeof value);
-  if (!error.empty()) {
-    *why = "process_vm_readv: " + error;
-    return false;
-  }
+  base::Failure failure = cma_read(pid, &value, address, sizeof value);
+  if (failure) return {ErrorCode::kInternal, "process_vm_readv: " + failure.why()};
   if (value != expected) {
-    *why = "process_vm_readv read another process (pid reused or a different PID namespace)";
-    return false;
+    return {ErrorCode::kInternal,
+            "process_vm_readv read another process (pid reused or a different PID namespace)"};
   }
-  return true;
+  return {};
 }
 
 }  // namespace weft::transport::shm

@@ -11,14 +11,16 @@
 #include <cstdint>
 #include <string>
 
+#include "base/failure.h"
+
 namespace weft::transport::shm {
 
-// Copies `bytes` from `remote` in process `pid` to `local`. Returns an empty string on
-// success, otherwise what went wrong ("Operation not permitted").
-std::string cma_read(pid_t pid, void* local, uint64_t remote, size_t bytes);
+// Copies `bytes` from `remote` in process `pid` to `local`; the failure says what went
+// wrong ("Operation not permitted").
+base::Failure cma_read(pid_t pid, void* local, uint64_t remote, size_t bytes);
 
 // Whether this process may read `pid`'s memory: reads 8 bytes at `address`, which must
-// hold `expected`. `why` receives the reason when it may not.
-bool cma_probe(pid_t pid, uint64_t address, uint64_t expected, std::string* why);
+// hold `expected`; the failure says why it may not.
+base::Failure cma_probe(pid_t pid, uint64_t address, uint64_t expected);
 
 }  // namespace weft::transport::shm

@@ -145,7 +145,7 @@ void ShmLink::publish() {
 }
 
 bool ShmLink::send(const FrameHeader& header, const void* payload, void* cookie) {
-  failure_.throw_if_failed(peer_);
+  refuse_if_failed();
   if (!queue_.has_control() && !in_flush_ && push_frame(header, payload)) {
     publish();
     return true;
@@ -157,14 +157,14 @@ bool ShmLink::send(const FrameHeader& header, const void* payload, void* cookie)
 
 void ShmLink::send_stream(const FrameHeader& header, const void* data, uint64_t bytes,
                           void* cookie) {
-  failure_.throw_if_failed(peer_);
+  refuse_if_failed();
   bool single = options_.single_copy && bytes >= options_.single_copy_min_bytes && bytes > 0;
   queue_.push_stream(header, data, bytes, cookie, single);
   flush();
 }
 
 void ShmLink::flush() {
-  if (in_flush_ || failure_.failed) return;
+  if (in_flush_ || failed()) return;
   in_flush_ = true;
   std::vector<void*> sent;
   bool pushed = false;
@@ -251,7 +251,7 @@ void ShmLink::consume() {
   // At most one ring's worth per call, so that the tail is published and the producer
   // can go on.
   const uint64_t stop = in_tail_ + in_.capacity;
-  while (!failure_.failed && in_tail_ < stop && stamp_at_tail() != 0) {
+  while (!failed() && in_tail_ < stop && stamp_at_tail() != 0) {
     FrameHeader h;
     std::memcpy(&h, in_.records + (in_tail_ & (in_.capacity - 1)), sizeof h);
     if (h.magic == transport::kFrameMagic) {
@@ -259,7 +259,7 @@ void ShmLink::consume() {
     } else if (h.magic == kSingleCopyMagic && h.offset < kCmaSlots) {
       deliver_single_copy(h);
     } else {
-      failure_.set("corrupt record in the shared-memory ring (bad magic or slot)");
+      fail("corrupt record in the shared-memory ring (bad magic or slot)");
       break;
     }
     in_tail_ += record_bytes(h);
@@ -303,10 +303,10 @@ void ShmLink::deliver_single_copy(const FrameHeader& record) {
     uint64_t take = std::min(kSingleCopyPiece, h.payload_bytes - offset);
     std::byte* target = handler_.payload_target(peer_, h, offset);
     if (target != nullptr) {
-      std::string error = cma_read(options_.peer_pid, target, c.address + offset, take);
-      if (!error.empty()) {
+      base::Failure error = cma_read(options_.peer_pid, target, c.address + offset, take);
+      if (error) {
         c.state.store(kSlotDone, std::memory_order_release);
-        failure_.set("cannot read the message from its memory (process_vm_readv: " + error + ")");
+        fail("cannot read the message from its memory (process_vm_readv: " + error.why() + ")");
         return;
       }
     }
@@ -320,12 +320,12 @@ void ShmLink::deliver_single_copy(const FrameHeader& record) {
 // Progress, sleeping and failure
 
 void ShmLink::progress() {
-  if (!failure_.failed) {
+  if (!failed()) {
     consume();
     if (busy_slots_ > 0) reap_slots();
     if (!queue_.empty()) flush();
   }
-  failure_.report(handler_, peer_);
+  report_failure(handler_);
 }
 
 void ShmLink::service_fd() {
@@ -333,13 +333,13 @@ void ShmLink::service_fd() {
   // Whatever the peer wrote before its socket closed is in the ring: deliver it (a
   // goodbye among it turns the failure into an orderly exit) before failing.
   progress();
-  if (peer_closed_) failure_.set("connection closed by the peer");
-  failure_.report(handler_, peer_);
+  if (peer_closed_) fail("connection closed by the peer");
+  report_failure(handler_);
 }
 
 void ShmLink::read_socket() {
   char sink[256];
-  while (!peer_closed_ && !failure_.failed) {
+  while (!peer_closed_ && !failed()) {
     ssize_t n = ::recv(socket_.get(), sink, sizeof sink, MSG_DONTWAIT);
     if (n > 0) continue;  // doorbells: their only meaning is "look at the rings"
     if (n == 0) {
@@ -347,14 +347,14 @@ void ShmLink::read_socket() {
     } else if (errno == EINTR) {
       continue;
     } else if (errno != EAGAIN && errno != EWOULDBLOCK) {
-      failure_.set(std::string("receive failed: ") + std::strerror(errno));
+      fail(std::string("receive failed: ") + std::strerror(errno));
     }
     return;
   }
 }
 
 bool ShmLink::prepare_to_sleep() {
-  if (failure_.failed) return true;
+  if (failed()) return true;
   in_.control->consumer_asleep.exchange(1, std::memory_order_seq_cst);
   if (stamp_at_tail() != 0) return false;
   if (has_output()) {
@@ -382,9 +382,9 @@ void ShmLink::ring_doorbell() {
 
 void ShmLink::drain_and_close(int timeout_ms) {
   base::Deadline deadline = base::Deadline::after(std::chrono::milliseconds(timeout_ms));
-  while (!failure_.failed && has_output() && !deadline.expired()) {
+  while (!failed() && has_output() && !deadline.expired()) {
     progress();
-    if (!has_output() || failure_.failed) break;
+    if (!has_output() || failed()) break;
     // The peer consumes on its own; the doorbell wakes it if it sleeps.
     out_.control->producer_waiting.store(1, std::memory_order_seq_cst);
     pollfd p{socket_.get(), POLLIN, 0};
@@ -392,11 +392,11 @@ void ShmLink::drain_and_close(int timeout_ms) {
     read_socket();
     if (peer_closed_) break;
   }
-  if (has_output() && !failure_.failed) {
+  if (has_output() && !failed()) {
     WEFT_LOG(WARN) << "closing the shared-memory link to rank " << peer_
                    << " with unsent data after " << timeout_ms << " ms";
   }
-  failure_.close();
+  close_quietly();
   base::close_gently(socket_);
 }
 

@@ -5,7 +5,7 @@
 // shared index on it either: the receiver touches only the record's own cache lines.
 //
 // Large streams go single-copy when the peer may read this process's memory: the
-// sender posts a descriptor (address, length) and the receiver process_vm_readv()s the
+// sender publishes a descriptor (address, length) and the receiver process_vm_readv()s the
 // payload straight into the receive buffer. Otherwise they are cut into chunks copied
 // through the ring, pipelined by the ring itself.
 //
@@ -23,7 +23,6 @@
 
 #include "base/socket.h"
 #include "transport/link.h"
-#include "transport/link_failure.h"
 #include "transport/send_queue.h"
 #include "transport/shm/inbox.h"
 #include "transport/shm/segment.h"
@@ -65,7 +64,6 @@ class ShmLink final : public transport::Link {
 
   int poll_fd() const override { return socket_.get(); }
   bool wants_write() const override { return false; }  // space is announced by doorbell
-  bool failed() const override { return failure_.failed; }
   void drain_and_close(int timeout_ms) override;
 
  private:
@@ -108,8 +106,6 @@ class ShmLink final : public transport::Link {
   uint64_t in_tail_ = 0;
   bool in_consume_ = false;
   bool peer_closed_ = false;
-
-  transport::LinkFailure failure_;
 };
 
 }  // namespace weft::transport::shm

@@ -54,7 +54,7 @@ TcpLink::TcpLink(int peer, base::Fd fd, transport::LinkHandler& handler, uint64_
 TcpLink::~TcpLink() = default;
 
 bool TcpLink::send(const transport::FrameHeader& header, const void* payload, void* cookie) {
-  failure_.throw_if_failed(peer_);
+  refuse_if_failed();
   if (!current_ && !queue_.has_control() && !in_flush_) {
     transport::SendQueue::Frame frame{
         header, static_cast<const std::byte*>(payload), {}, cookie, cookie, 0};
@@ -68,7 +68,7 @@ bool TcpLink::send(const transport::FrameHeader& header, const void* payload, vo
     msg.msg_iovlen = count;
     ssize_t n = ::sendmsg(fd_.get(), &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-      failure_.set(std::string("send failed: ") + std::strerror(errno));
+      fail(std::string("send failed: ") + std::strerror(errno));
       return false;
     }
     frame.written = n > 0 ? static_cast<uint64_t>(n) : 0;
@@ -84,7 +84,7 @@ bool TcpLink::send(const transport::FrameHeader& header, const void* payload, vo
 
 void TcpLink::send_stream(const transport::FrameHeader& header, const void* data, uint64_t bytes,
                           void* cookie) {
-  failure_.throw_if_failed(peer_);
+  refuse_if_failed();
   queue_.push_stream(header, data, bytes, cookie);
   flush();
 }
@@ -97,9 +97,9 @@ bool TcpLink::abandon(void* cookie) {
 }
 
 void TcpLink::progress() {
-  if (!failure_.failed) read();
-  if (!failure_.failed) flush();
-  failure_.report(handler_, peer_);
+  if (!failed()) read();
+  if (!failed()) flush();
+  report_failure(handler_);
 }
 
 bool TcpLink::next_frame() {
@@ -110,7 +110,7 @@ bool TcpLink::next_frame() {
 }
 
 void TcpLink::flush() {
-  if (in_flush_ || failure_.failed) return;
+  if (in_flush_ || failed()) return;
   in_flush_ = true;
   while (current_ || next_frame()) {
     // Gather the current frame and the control frames behind it into one writev.
@@ -142,7 +142,7 @@ void TcpLink::flush() {
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) break;
-      failure_.set(std::string("send failed: ") + std::strerror(errno));
+      fail(std::string("send failed: ") + std::strerror(errno));
       break;
     }
     // Retire what was written: the current frame first, then the gathered ones, in the
@@ -161,15 +161,15 @@ void TcpLink::flush() {
       void* cookie = current_->cookie;
       current_.reset();
       if (cookie != nullptr) handler_.on_sent(peer_, cookie);
-      if (failure_.failed) break;
+      if (failed()) break;
     }
-    if (blocked || failure_.failed) break;
+    if (blocked || failed()) break;
   }
   in_flush_ = false;
 }
 
 void TcpLink::read() {
-  for (int reads = 0; reads < kMaxReadsPerProgress && !failure_.failed; ++reads) {
+  for (int reads = 0; reads < kMaxReadsPerProgress && !failed(); ++reads) {
     if (!consume_staging()) return;
     // Staging is empty here. A large payload piece goes straight to its target.
     std::byte* target = nullptr;
@@ -181,11 +181,11 @@ void TcpLink::read() {
       if (target != nullptr) want = std::min(left, kMaxIoBytes);
     }
     ssize_t n = ::recv(fd_.get(), target != nullptr ? target : staging_.data(), want, MSG_DONTWAIT);
-    if (n == 0) return failure_.set("connection closed by the peer");
+    if (n == 0) return fail("connection closed by the peer");
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) return;
-      return failure_.set(std::string("receive failed: ") + std::strerror(errno));
+      return fail(std::string("receive failed: ") + std::strerror(errno));
     }
     if (target != nullptr) {
       in_payload_done_ += static_cast<uint64_t>(n);
@@ -205,7 +205,7 @@ void TcpLink::read() {
 }
 
 bool TcpLink::consume_staging() {
-  while (staging_begin_ < staging_end_ && !failure_.failed) {
+  while (staging_begin_ < staging_end_ && !failed()) {
     size_t avail = staging_end_ - staging_begin_;
     const std::byte* p = staging_.data() + staging_begin_;
     if (!in_payload_) {
@@ -216,7 +216,7 @@ bool TcpLink::consume_staging() {
       if (in_header_bytes_ < sizeof(in_header_)) continue;
       in_header_bytes_ = 0;
       if (in_header_.magic != transport::kFrameMagic) {
-        failure_.set("corrupt frame header (bad magic): the byte stream is out of step");
+        fail("corrupt frame header (bad magic): the byte stream is out of step");
         return false;
       }
       handler_.on_frame(peer_, in_header_);
@@ -238,22 +238,22 @@ bool TcpLink::consume_staging() {
       handler_.on_payload_done(peer_, in_header_);
     }
   }
-  return !failure_.failed;
+  return !failed();
 }
 
 void TcpLink::drain_and_close(int timeout_ms) {
   base::Deadline deadline = base::Deadline::after(std::chrono::milliseconds(timeout_ms));
-  while (!failure_.failed && wants_write() && !deadline.expired()) {
+  while (!failed() && wants_write() && !deadline.expired()) {
     flush();
-    if (!wants_write() || failure_.failed) break;
+    if (!wants_write() || failed()) break;
     pollfd p{fd_.get(), POLLOUT, 0};
     ::poll(&p, 1, deadline.poll_ms(50));
   }
-  if (wants_write() && !failure_.failed) {
+  if (wants_write() && !failed()) {
     WEFT_LOG(WARN) << "closing the link to rank " << peer_ << " with unsent data after "
                    << timeout_ms << " ms";
   }
-  failure_.close();
+  close_quietly();
   base::close_gently(fd_);
 }
 

@@ -12,7 +12,6 @@
 
 #include "base/socket.h"
 #include "transport/link.h"
-#include "transport/link_failure.h"
 #include "transport/send_queue.h"
 
 namespace weft::transport::tcp {
@@ -35,7 +34,6 @@ class TcpLink final : public transport::Link {
 
   int poll_fd() const override { return fd_.get(); }
   bool wants_write() const override { return current_.has_value() || !queue_.empty(); }
-  bool failed() const override { return failure_.failed; }
   void drain_and_close(int timeout_ms) override;
 
  private:
@@ -62,8 +60,6 @@ class TcpLink final : public transport::Link {
   size_t in_header_bytes_ = 0;  // of the header being assembled
   bool in_payload_ = false;
   uint64_t in_payload_done_ = 0;
-
-  transport::LinkFailure failure_;
 };
 
 }  // namespace weft::transport::tcp

@@ -41,7 +41,9 @@ struct Recorder : weft::transport::LinkHandler {
   }
   void on_payload_done(int, const FrameHeader& h) override { frames.push_back({h, current}); }
   void on_sent(int, void* cookie) override { sent.push_back(cookie); }
-  void on_link_failed(int, const std::string& why) override { failures.push_back(why); }
+  void on_link_failed(int, const weft::base::Failure& failure) override {
+    failures.push_back(failure.why());
+  }
 };
 
 std::pair<Fd, Fd> connected_pair() {
