@@ -26,6 +26,10 @@ bazel_status=$?
 format_status=0
 tools/check_format.sh || format_status=1
 
+# Includes follow the layer order (docs/ARCHITECTURE.md, "Layers").
+layers_status=0
+tools/check_layers.sh || layers_status=1
+
 # The shared-memory transport unlinks its segments at start-up; none may outlive the
 # suite, whatever its tests killed.
 leftover_status=0
@@ -41,7 +45,8 @@ fi
 slurm_status=0
 tests/slurm/run_slurm_test.sh bazel-bin/tests/rendezvous/launched_program || slurm_status=1
 
-tools/summarize_tests.sh "clang-format check=$format_status" "${cuda_checks[@]}" \
+tools/summarize_tests.sh "clang-format check=$format_status" \
+  "include order (tools/check_layers.sh)=$layers_status" "${cuda_checks[@]}" \
   "no weft segment left in /dev/shm=$leftover_status" \
   "srun -n 4 under a real one-node Slurm (tests/slurm/run_slurm_test.sh)=$slurm_status"
 summary_status=$?
