@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "base/socket.h"
+#include "tests/transport/recording_handler.h"
 #include "transport/link.h"
 #include "transport/shm/inbox.h"
 #include "transport/shm/segment.h"
@@ -25,32 +26,7 @@ namespace {
 
 constexpr uint64_t kCapacity = 4096;  // small, so that a few frames wrap it
 
-// Records what a link delivers. Frames with recv_id != 0 are streams, reassembled
-// in `streamed`.
-struct Recorder : LinkHandler {
-  struct Frame {
-    FrameHeader header;
-    std::string payload;
-  };
-  std::vector<Frame> frames;
-  std::vector<std::byte> streamed;
-  std::vector<void*> sent;
-  std::vector<std::string> failures;
-  std::string current;
-
-  void on_frame(int, const FrameHeader& h) override {
-    current.assign(h.recv_id ? 0 : h.payload_bytes, '\0');
-  }
-  std::byte* payload_target(int, const FrameHeader& h, uint64_t offset) override {
-    if (h.recv_id) return streamed.data() + h.offset + offset;
-    return reinterpret_cast<std::byte*>(current.data()) + offset;
-  }
-  void on_payload_done(int, const FrameHeader& h) override { frames.push_back({h, current}); }
-  void on_sent(int, void* cookie) override { sent.push_back(cookie); }
-  void on_link_failed(int, const base::Failure& failure) override {
-    failures.push_back(failure.why());
-  }
-};
+using Recorder = testing::RecordingHandler;
 
 FrameHeader frame(uint64_t payload_bytes, int32_t tag) {
   FrameHeader h;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/socket.h"
+#include "tests/transport/recording_handler.h"
 #include "weft/error.h"
 
 namespace {
@@ -20,31 +21,7 @@ using weft::base::Fd;
 using weft::transport::FrameHeader;
 using weft::transport::tcp::TcpLink;
 
-// Records what arrives; payloads of frames with recv_id != 0 land in `streamed`.
-struct Recorder : weft::transport::LinkHandler {
-  struct Frame {
-    FrameHeader header;
-    std::string payload;
-  };
-  std::vector<Frame> frames;
-  std::vector<uint8_t> streamed;
-  std::vector<void*> sent;
-  std::vector<std::string> failures;
-  std::string current;
-
-  void on_frame(int, const FrameHeader& h) override {
-    current.assign(h.recv_id ? 0 : h.payload_bytes, '\0');
-  }
-  std::byte* payload_target(int, const FrameHeader& h, uint64_t offset) override {
-    if (h.recv_id) return reinterpret_cast<std::byte*>(streamed.data()) + h.offset + offset;
-    return reinterpret_cast<std::byte*>(current.data()) + offset;
-  }
-  void on_payload_done(int, const FrameHeader& h) override { frames.push_back({h, current}); }
-  void on_sent(int, void* cookie) override { sent.push_back(cookie); }
-  void on_link_failed(int, const weft::base::Failure& failure) override {
-    failures.push_back(failure.why());
-  }
-};
+using Recorder = weft::testing::RecordingHandler;
 
 std::pair<Fd, Fd> connected_pair() {
   Fd listener = weft::base::listen_on(weft::base::resolve("127.0.0.1", 0).front(), 1);
