@@ -130,6 +130,14 @@ int PMPI_Get_version(int* version, int* subversion) {
 }
 WEFT_MPI_ALIAS(Get_version)
 
+// Callable at any time, like MPI_Get_version: a program checks the ABI before MPI_Init.
+int PMPI_Abi_get_version(int* abi_major, int* abi_minor) {
+  *abi_major = MPI_ABI_VERSION;
+  *abi_minor = MPI_ABI_SUBVERSION;
+  return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Abi_get_version)
+
 int PMPI_Get_library_version(char* version, int* resultlen) {
   copy_string("weft (MPI " + std::to_string(MPI_VERSION) + "." + std::to_string(MPI_SUBVERSION) +
                   " standard ABI " + std::to_string(MPI_ABI_VERSION) + "." +

@@ -39,6 +39,14 @@ int handle_error(MPI_Comm comm, const char* function, int error_class, const std
 // Ends the process as MPI_Abort does, after flushing what it printed.
 [[noreturn]] void abort_process(int code);
 
+// What a function weft does not carry out does (mpi/abi/refusals.py generates the
+// callers): reports `error_class` on `comm` as any failure is reported, and when the
+// handler returns, says once per function on stderr why, since an error class alone
+// cannot.
+int refuse(const char* function, int error_class, MPI_Comm comm, const char* why);
+// The same for the tool interface, whose functions have no error handlers.
+int refuse_tool(const char* function, const char* why);
+
 template <typename Body>
 int mpi_call(const char* function, MPI_Comm comm, Body&& body) {
   try {
