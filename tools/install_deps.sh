@@ -15,6 +15,8 @@ packages=(
   mpich             # programs under them (weft never links either)
   libopenmpi-dev    # Open MPI's mpi.h: the MPI test programs are also built against it,
                     # to show they are valid MPI (weft's own MPI library never uses it)
+  python3-venv      # mpi4py's test suite runs on weft from a virtualenv of its own,
+  python3-dev       # built from mpi4py's source distribution (tests/mpi4py)
 )
 
 exec "$(dirname "$0")/install_packages.sh" install_deps "${packages[@]}"

@@ -45,7 +45,17 @@ fi
 slurm_status=0
 tests/slurm/run_slurm_test.sh bazel-bin/tests/rendezvous/launched_program || slurm_status=1
 
+# mpi4py, built from its source distribution with weft's mpicc, passes its own test
+# suite under weft's mpirun (tests/mpi4py/run_mpi4py_tests.sh says what it leaves out).
+mpi4py_checks=()
+for ranks in 1 2 3 4; do
+  mpi4py_status=0
+  tests/mpi4py/run_mpi4py_tests.sh "$ranks" || mpi4py_status=1
+  mpi4py_checks+=("mpi4py's test suite on $ranks ranks=$mpi4py_status")
+done
+
 tools/summarize_tests.sh "clang-format check=$format_status" \
+  "${mpi4py_checks[@]}" \
   "include order (tools/check_layers.sh)=$layers_status" "${cuda_checks[@]}" \
   "no weft segment left in /dev/shm=$leftover_status" \
   "srun -n 4 under a real one-node Slurm (tests/slurm/run_slurm_test.sh)=$slurm_status"
