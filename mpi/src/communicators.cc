@@ -37,6 +37,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
     // One color, keys in the parent's order: the same ranks in a new context.
     std::optional<weft::Group> group = weft::split_group(parent.group, 0, parent.group.rank());
     *newcomm = make_comm(*group, parent);
+    comm_of(*newcomm).topology = parent.topology;  // a duplicate keeps the topology
   });
 }
 WEFT_MPI_ALIAS(Comm_dup)

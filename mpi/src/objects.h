@@ -14,6 +14,10 @@
 #include <thread>
 #include <vector>
 
+namespace weft::mpi {
+struct Topology;
+}
+
 struct MPI_ABI_Comm {
   static constexpr uint32_t kMagic = 0x57434f4d;  // "WCOM"
   uint32_t magic = kMagic;
@@ -24,6 +28,8 @@ struct MPI_ABI_Comm {
   // MPI_Comm_get_name's answer: the predefined communicators' own names, "" for a new
   // one until MPI_Comm_set_name.
   std::string given_name;
+  // The process topology (MPI_Cart_create, ...), shared by duplicates; null for none.
+  std::shared_ptr<const weft::mpi::Topology> topology;
 };
 
 // A group: world ranks by rank in the group. MPI_GROUP_EMPTY is a predefined one.
