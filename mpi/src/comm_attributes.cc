@@ -1,7 +1,7 @@
 // What a communicator says about itself beyond its rank and size: its name
-// (MPI_Comm_set_name, MPI_Comm_get_name), the standard's predefined attributes
-// (MPI_Comm_get_attr with MPI_TAG_UB and the rest) and whether it is an
-// intercommunicator (never: weft has none).
+// (MPI_Comm_set_name, MPI_Comm_get_name), the values of the standard's predefined
+// attributes (MPI_TAG_UB and the rest, which MPI_Comm_get_attr in keyvals.cc answers
+// with) and whether it is an intercommunicator (never: weft has none).
 #include <climits>
 #include <cstring>
 #include <string>
@@ -9,7 +9,9 @@
 #include "mpi/src/arguments.h"
 #include "mpi/src/errors.h"
 #include "mpi/src/export.h"
+#include "mpi/src/keyvals.h"
 #include "mpi/src/objects.h"
+#include "mpi/src/user_errors.h"
 
 using weft::mpi::comm_of;
 using weft::mpi::mpi_call;
@@ -22,18 +24,53 @@ namespace {
 struct PredefinedAttributes {
   int tag_ub = INT_MAX;  // the core takes every tag >= 0 that an int holds
   int host = MPI_PROC_NULL;
-  int io = MPI_ANY_SOURCE;  // every process may do language-standard I/O
-  int wtime_is_global = 0;  // MPI_Wtime is each host's own monotonic clock
-  int universe_size = 0;    // the world's size: no process can be spawned
+  int io = MPI_ANY_SOURCE;                // every process may do language-standard I/O
+  int wtime_is_global = 0;                // MPI_Wtime is each host's own monotonic clock
+  int universe_size = 0;                  // the world's size: no process can be spawned
+  int last_used_code = MPI_ERR_LASTCODE;  // grows with MPI_Add_error_class and _code
 };
 
 PredefinedAttributes& attributes() {
   static PredefinedAttributes values;
   values.universe_size = weft::mpi::library().world.group.size();
+  values.last_used_code = weft::mpi::last_used_error_code();
   return values;
 }
 
 }  // namespace
+
+namespace weft::mpi {
+
+bool predefined_comm_attribute(int keyval, void** value) {
+  PredefinedAttributes& values = attributes();
+  switch (keyval) {
+    case MPI_TAG_UB:
+      *value = &values.tag_ub;
+      return true;
+    case MPI_HOST:
+      *value = &values.host;
+      return true;
+    case MPI_IO:
+      *value = &values.io;
+      return true;
+    case MPI_WTIME_IS_GLOBAL:
+      *value = &values.wtime_is_global;
+      return true;
+    case MPI_UNIVERSE_SIZE:
+      *value = &values.universe_size;
+      return true;
+    case MPI_LASTUSEDCODE:
+      *value = &values.last_used_code;
+      return true;
+    case MPI_APPNUM:
+      *value = nullptr;  // set only for MPMD jobs, which weftrun does not start
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace weft::mpi
 
 extern "C" {
 
@@ -59,43 +96,6 @@ int PMPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen) {
   });
 }
 WEFT_MPI_ALIAS(Comm_get_name)
-
-int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag) {
-  return mpi_call("MPI_Comm_get_attr", comm, [&] {
-    weft::mpi::require_initialized("MPI_Comm_get_attr");
-    comm_of(comm);
-    require_pointer(attribute_val, "attribute_val");
-    require_pointer(flag, "flag");
-    PredefinedAttributes& values = attributes();
-    int* value = nullptr;
-    switch (comm_keyval) {
-      case MPI_TAG_UB:
-        value = &values.tag_ub;
-        break;
-      case MPI_HOST:
-        value = &values.host;
-        break;
-      case MPI_IO:
-        value = &values.io;
-        break;
-      case MPI_WTIME_IS_GLOBAL:
-        value = &values.wtime_is_global;
-        break;
-      case MPI_UNIVERSE_SIZE:
-        value = &values.universe_size;
-        break;
-      case MPI_APPNUM:
-        break;  // set only for MPMD jobs, which weftrun does not start
-      default:
-        // Without MPI_Comm_create_keyval no other key can exist.
-        throw MpiError(MPI_ERR_KEYVAL, "keyval " + std::to_string(comm_keyval) +
-                                           " is not a predefined attribute key");
-    }
-    *flag = value != nullptr ? 1 : 0;
-    if (value != nullptr) *static_cast<int**>(attribute_val) = value;
-  });
-}
-WEFT_MPI_ALIAS(Comm_get_attr)
 
 int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
   return mpi_call("MPI_Comm_test_inter", comm, [&] {

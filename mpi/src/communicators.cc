@@ -5,6 +5,7 @@
 
 #include "mpi/src/errors.h"
 #include "mpi/src/export.h"
+#include "mpi/src/keyvals.h"
 #include "mpi/src/objects.h"
 
 using weft::mpi::comm_of;
@@ -38,6 +39,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
     std::optional<weft::Group> group = weft::split_group(parent.group, 0, parent.group.rank());
     *newcomm = make_comm(*group, parent);
     comm_of(*newcomm).topology = parent.topology;  // a duplicate keeps the topology
+    weft::mpi::copy_attributes(comm, *newcomm);
   });
 }
 WEFT_MPI_ALIAS(Comm_dup)
@@ -64,6 +66,7 @@ int PMPI_Comm_free(MPI_Comm* comm) {
       throw MpiError(MPI_ERR_COMM, "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed");
     }
     MPI_ABI_Comm& c = comm_of(*comm);
+    weft::mpi::delete_attributes(*comm);
     weft::destroy_group(c.group);
     c.magic = 0;  // a later use of the stale handle is an error, not a crash
     delete &c;

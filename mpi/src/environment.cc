@@ -11,6 +11,7 @@
 #include "mpi/src/arguments.h"
 #include "mpi/src/errors.h"
 #include "mpi/src/export.h"
+#include "mpi/src/keyvals.h"
 #include "mpi/src/objects.h"
 
 using weft::mpi::library;
@@ -83,6 +84,7 @@ WEFT_MPI_ALIAS(Finalized)
 int PMPI_Finalize(void) {
   return mpi_call("MPI_Finalize", MPI_COMM_WORLD, [&] {
     weft::mpi::require_initialized("MPI_Finalize");
+    weft::mpi::delete_attributes_at_finalize();
     LibraryState& lib = library();
     // Operations the program let go of must still reach their peers.
     for (auto& request : lib.detached) request.wait();
@@ -163,25 +165,6 @@ WEFT_MPI_ALIAS(Wtime)
 
 double PMPI_Wtick(void) { return 1e-9; }
 WEFT_MPI_ALIAS(Wtick)
-
-int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
-  const char* text = weft::mpi::error_text(errorcode);
-  if (text == nullptr) {
-    copy_string("unknown error code " + std::to_string(errorcode), string, MPI_MAX_ERROR_STRING,
-                resultlen);
-    return MPI_ERR_ARG;
-  }
-  copy_string(text, string, MPI_MAX_ERROR_STRING, resultlen);
-  return MPI_SUCCESS;
-}
-WEFT_MPI_ALIAS(Error_string)
-
-int PMPI_Error_class(int errorcode, int* errorclass) {
-  if (weft::mpi::error_text(errorcode) == nullptr) return MPI_ERR_ARG;
-  *errorclass = errorcode;  // weft's error codes are the classes
-  return MPI_SUCCESS;
-}
-WEFT_MPI_ALIAS(Error_class)
 
 // Memory for the program: there is nothing faster to give than aligned heap memory,
 // since weft's transports take any buffer.

@@ -60,7 +60,10 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
   return mpi_call("MPI_Comm_set_errhandler", comm, [&] {
     weft::mpi::require_initialized("MPI_Comm_set_errhandler");
     MPI_ABI_Comm& c = weft::mpi::comm_of(comm);
-    weft::mpi::user_errhandler_or_null(errhandler);
+    MPI_ABI_Errhandler* user = weft::mpi::user_errhandler_or_null(errhandler);
+    if (user != nullptr && user->function == nullptr) {
+      throw MpiError(MPI_ERR_ARG, "the error handler is a window's or a file's");
+    }
     c.errhandler = errhandler;
   });
 }

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "mpi/src/objects.h"
+#include "mpi/src/user_errors.h"
 #include "weft/error.h"
 
 namespace weft::mpi {
@@ -78,6 +79,7 @@ const char* error_text(int error_class) {
     default:
       break;
   }
+  if (const char* text = user_error_text(error_class)) return text;
   return error_class > MPI_SUCCESS && error_class <= MPI_ERR_LASTCODE
              ? "an MPI error class weft does not raise"
              : nullptr;

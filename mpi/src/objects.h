@@ -12,11 +12,13 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace weft::mpi {
 struct Topology;
-}
+struct Grequest;
+}  // namespace weft::mpi
 
 struct MPI_ABI_Comm {
   static constexpr uint32_t kMagic = 0x57434f4d;  // "WCOM"
@@ -30,6 +32,8 @@ struct MPI_ABI_Comm {
   std::string given_name;
   // The process topology (MPI_Cart_create, ...), shared by duplicates; null for none.
   std::shared_ptr<const weft::mpi::Topology> topology;
+  // MPI_Comm_set_info's hints, in the order first set (MPI_Comm_get_info returns them).
+  std::vector<std::pair<std::string, std::string>> hints;
 };
 
 // A group: world ranks by rank in the group. MPI_GROUP_EMPTY is a predefined one.
@@ -56,6 +60,8 @@ struct MPI_ABI_Request {
   // it leaves it allocated and inactive.
   std::function<void(MPI_ABI_Request&)> restart;  // empty: not persistent
   bool active = false;
+  // A generalized request's callbacks and state (grequests.h); null for any other.
+  std::shared_ptr<weft::mpi::Grequest> generalized;
 };
 
 // A user error handler (MPI_Comm_create_errhandler); the predefined ones keep the
@@ -64,6 +70,10 @@ struct MPI_ABI_Errhandler {
   static constexpr uint32_t kMagic = 0x57455248;  // "WERH"
   uint32_t magic = kMagic;
   MPI_Comm_errhandler_function* function = nullptr;
+  // A window's or a file's handler (MPI_Win_create_errhandler, MPI_File_create_errhandler)
+  // has its function here instead, and serves only its kind of object.
+  MPI_Win_errhandler_function* win_function = nullptr;
+  MPI_File_errhandler_function* file_function = nullptr;
 };
 
 namespace weft::mpi {

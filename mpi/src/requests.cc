@@ -6,6 +6,7 @@
 #include "mpi/src/arguments.h"
 #include "mpi/src/errors.h"
 #include "mpi/src/export.h"
+#include "mpi/src/grequests.h"
 #include "mpi/src/objects.h"
 
 namespace weft::mpi {
@@ -15,7 +16,9 @@ namespace {
 // The status of a completed request: a receive's source, tag, size and cancelled flag;
 // the empty status for a send or a collective.
 void fill_status(const MPI_ABI_Request& r, MPI_Status* status) {
-  if (!r.is_receive) {
+  if (r.generalized) {
+    grequest_status(*r.generalized, status);
+  } else if (!r.is_receive) {
     set_empty_status(status);
   } else if (r.proc_null) {
     set_proc_null_status(status);
@@ -29,6 +32,7 @@ void fill_status(const MPI_ABI_Request& r, MPI_Status* status) {
 
 bool is_done(MPI_Request request) {
   MPI_ABI_Request& r = request_of(request);
+  if (r.generalized) return grequest_done(*r.generalized);
   return r.proc_null || !r.request.valid() || r.request.is_completed();
 }
 
@@ -46,6 +50,10 @@ void complete(MPI_Request* request, MPI_Status* status) {
   MPI_ABI_Request& r = request_of(*request);
   if (r.restart && !r.active) {
     set_empty_status(status);
+    return;
+  }
+  if (r.generalized) {
+    complete_grequest(request, status);
     return;
   }
   auto release = [&] {
@@ -251,6 +259,7 @@ WEFT_MPI_ALIAS(Testsome)
 int PMPI_Request_free(MPI_Request* request) {
   return mpi_call("MPI_Request_free", weft::mpi::comm_of_request(*request), [&] {
     MPI_ABI_Request& r = weft::mpi::request_of(*request);
+    if (r.generalized) return weft::mpi::free_grequest(request);
     // The operation goes on; MPI_Finalize waits for it if nobody else does.
     if (r.request.valid() && !r.request.is_completed()) {
       weft::mpi::library().detached.push_back(r.request);
@@ -289,6 +298,7 @@ int PMPI_Cancel(MPI_Request* request) {
     if (r.restart && !r.active) {
       throw MpiError(MPI_ERR_REQUEST, "the persistent request is not active");
     }
+    if (r.generalized) weft::mpi::cancel_grequest(*r.generalized);
     if (r.request.valid()) r.request.cancel();
   });
 }

@@ -10,6 +10,7 @@
 #include "mpi/src/derived_types.h"
 #include "mpi/src/errors.h"
 #include "mpi/src/export.h"
+#include "mpi/src/keyvals.h"
 #include "mpi/src/objects.h"
 
 using weft::mpi::mpi_call;
@@ -105,7 +106,11 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
 WEFT_MPI_ALIAS(Type_create_resized)
 
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return construct("MPI_Type_dup", newtype, [&] { return weft::mpi::make_dup(oldtype); });
+  return construct("MPI_Type_dup", newtype, [&] {
+    MPI_Datatype dup = weft::mpi::make_dup(oldtype);
+    weft::mpi::copy_attributes(oldtype, dup);
+    return dup;
+  });
 }
 WEFT_MPI_ALIAS(Type_dup)
 
@@ -122,6 +127,7 @@ int PMPI_Type_free(MPI_Datatype* datatype) {
   return mpi_call("MPI_Type_free", MPI_COMM_WORLD, [&] {
     weft::mpi::require_initialized("MPI_Type_free");
     require_pointer(datatype, "the datatype argument (MPI_Datatype*)");
+    if (weft::mpi::is_derived(*datatype)) weft::mpi::delete_attributes(*datatype);
     weft::mpi::free_datatype(datatype);
   });
 }

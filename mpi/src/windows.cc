@@ -5,6 +5,8 @@
 // neither mpi.h nor the library has them: a build that probes for them (OSU's configure
 // looks for MPI_Accumulate) leaves its one-sided parts out, while the programs whose
 // shared set-up code creates windows still build and run.
+#include "mpi/src/windows.h"
+
 #include <cstdlib>
 #include <optional>
 #include <string>
@@ -14,27 +16,17 @@
 #include "mpi/src/arguments.h"
 #include "mpi/src/errors.h"
 #include "mpi/src/export.h"
+#include "mpi/src/info.h"
+#include "mpi/src/keyvals.h"
 #include "mpi/src/objects.h"
 
 using weft::mpi::comm_of;
 using weft::mpi::mpi_call;
 using weft::mpi::MpiError;
 using weft::mpi::require_pointer;
+using weft::mpi::window_of;
 
-struct MPI_ABI_Win {
-  static constexpr uint32_t kMagic = 0x5757494e;  // "WWIN"
-  uint32_t magic = kMagic;
-  MPI_Comm comm = MPI_COMM_NULL;  // the window's own: a duplicate of the creator's
-  void* base = nullptr;
-  MPI_Aint size = 0;
-  int disp_unit = 1;
-  bool allocated = false;  // MPI_Win_allocate's memory, freed with the window
-  bool dynamic = false;
-  // A dynamic window's attached regions: (base, size).
-  std::vector<std::pair<void*, MPI_Aint>> attached;
-};
-
-namespace {
+namespace weft::mpi {
 
 MPI_ABI_Win& window_of(MPI_Win win) {
   auto address = reinterpret_cast<uintptr_t>(win);
@@ -45,11 +37,12 @@ MPI_ABI_Win& window_of(MPI_Win win) {
   return *win;
 }
 
-void check_info(MPI_Info info) {
-  if (info != MPI_INFO_NULL && info != MPI_INFO_ENV) {
-    throw MpiError(MPI_ERR_INFO, "the info must be MPI_INFO_NULL or MPI_INFO_ENV");
-  }
-}
+}  // namespace weft::mpi
+
+namespace {
+
+// Weft acts on no window hints, but a bad info handle is still an error.
+void check_info(MPI_Info info) { weft::mpi::hints_of(info); }
 
 // The collective part of every creation: the window's own communicator.
 MPI_Win make_window(void* base, MPI_Aint size, int disp_unit, MPI_Comm comm, bool allocated,
@@ -160,6 +153,7 @@ int PMPI_Win_free(MPI_Win* win) {
     weft::mpi::require_initialized("MPI_Win_free");
     require_pointer(win, "win");
     MPI_ABI_Win& w = window_of(*win);
+    weft::mpi::delete_attributes(*win);
     // Collective: no member frees while another may still reach its memory.
     MPI_ABI_Comm& c = comm_of(w.comm);
     weft::barrier(c.group);

@@ -1,0 +1,245 @@
+// What a window is besides its memory: its name, group, info hints and error handler
+// (MPI_Win_set_name and the rest), and the error handlers of files, of which weft has
+// only MPI_FILE_NULL: its handler is the default for files, MPI_ERRORS_RETURN until the
+// program changes it.
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "mpi/src/arguments.h"
+#include "mpi/src/errors.h"
+#include "mpi/src/export.h"
+#include "mpi/src/info.h"
+#include "mpi/src/objects.h"
+#include "mpi/src/windows.h"
+
+using weft::mpi::mpi_call;
+using weft::mpi::MpiError;
+using weft::mpi::require_pointer;
+using weft::mpi::window_of;
+
+namespace {
+
+// Applies `handler` to a failure on a window or file: returns the class or does not
+// return, as errors.cc does for communicators.
+template <typename Call>
+int apply_handler(MPI_Errhandler handler, const char* function, int error_class,
+                  const std::string& message, Call&& call_user) {
+  if (handler == MPI_ERRORS_RETURN) return error_class;
+  if (handler != MPI_ERRORS_ARE_FATAL && handler != MPI_ERRORS_ABORT) {
+    call_user(handler, error_class);
+    return error_class;
+  }
+  std::fprintf(stderr,
+               "weft MPI: %s (rank %d): %s: %s; the error handler is MPI_ERRORS_ARE_FATAL, "
+               "ending the job\n",
+               function, weft::mpi::world_rank_or_unknown(),
+               weft::mpi::error_text(error_class) ? weft::mpi::error_text(error_class) : "",
+               message.c_str());
+  weft::mpi::abort_process(error_class);
+}
+
+int handle_win_error(MPI_Win win, const char* function, int error_class,
+                     const std::string& message) {
+  MPI_Errhandler handler = MPI_ERRORS_ARE_FATAL;
+  try {
+    handler = window_of(win).errhandler;
+  } catch (const MpiError&) {
+    // Not a window: MPI_COMM_WORLD's handler applies, as for any error without one.
+    return weft::mpi::handle_error(MPI_COMM_WORLD, function, error_class, message);
+  }
+  return apply_handler(handler, function, error_class, message, [&](MPI_Errhandler h, int code) {
+    MPI_Win on = win;
+    h->win_function(&on, &code);
+  });
+}
+
+// Like mpi_call, with the window's handler.
+template <typename Body>
+int win_call(const char* function, MPI_Win win, Body&& body) {
+  try {
+    body();
+    return MPI_SUCCESS;
+  } catch (const std::exception& e) {
+    return handle_win_error(win, function, weft::mpi::error_class_of(e), e.what());
+  }
+}
+
+MPI_Errhandler& file_null_errhandler() {
+  static MPI_Errhandler handler = MPI_ERRORS_RETURN;
+  return handler;
+}
+
+void require_file_null(MPI_File file) {
+  if (file != MPI_FILE_NULL) {
+    throw MpiError(MPI_ERR_FILE,
+                   "not a valid file: weft opens no files, only MPI_FILE_NULL is one");
+  }
+}
+
+int handle_file_error(const char* function, int error_class, const std::string& message) {
+  return apply_handler(file_null_errhandler(), function, error_class, message,
+                       [&](MPI_Errhandler h, int code) {
+                         MPI_File on = MPI_FILE_NULL;
+                         h->file_function(&on, &code);
+                       });
+}
+
+template <typename Body>
+int file_call(const char* function, Body&& body) {
+  try {
+    body();
+    return MPI_SUCCESS;
+  } catch (const std::exception& e) {
+    return handle_file_error(function, weft::mpi::error_class_of(e), e.what());
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+int PMPI_Win_set_name(MPI_Win win, const char* win_name) {
+  return win_call("MPI_Win_set_name", win, [&] {
+    MPI_ABI_Win& w = window_of(win);
+    require_pointer(win_name, "win_name");
+    w.name = std::string(win_name).substr(0, MPI_MAX_OBJECT_NAME - 1);
+  });
+}
+WEFT_MPI_ALIAS(Win_set_name)
+
+int PMPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen) {
+  return win_call("MPI_Win_get_name", win, [&] {
+    const MPI_ABI_Win& w = window_of(win);
+    require_pointer(win_name, "win_name");
+    require_pointer(resultlen, "resultlen");
+    std::memcpy(win_name, w.name.c_str(), w.name.size() + 1);
+    *resultlen = static_cast<int>(w.name.size());
+  });
+}
+WEFT_MPI_ALIAS(Win_get_name)
+
+int PMPI_Win_get_group(MPI_Win win, MPI_Group* group) {
+  return win_call("MPI_Win_get_group", win, [&] {
+    const MPI_ABI_Win& w = window_of(win);
+    require_pointer(group, "group");
+    // The group of the window's own communicator: the creator's members.
+    int code = PMPI_Comm_group(w.comm, group);
+    if (code != MPI_SUCCESS) throw MpiError(code, "cannot make the window's group");
+  });
+}
+WEFT_MPI_ALIAS(Win_get_group)
+
+int PMPI_Win_set_info(MPI_Win win, MPI_Info info) {
+  return win_call("MPI_Win_set_info", win, [&] {
+    MPI_ABI_Win& w = window_of(win);
+    for (auto& [key, value] : weft::mpi::hints_of(info)) {
+      bool replaced = false;
+      for (auto& [k, v] : w.hints) {
+        if (k == key) {
+          v = value;
+          replaced = true;
+        }
+      }
+      if (!replaced) w.hints.emplace_back(key, value);
+    }
+  });
+}
+WEFT_MPI_ALIAS(Win_set_info)
+
+int PMPI_Win_get_info(MPI_Win win, MPI_Info* info_used) {
+  return win_call("MPI_Win_get_info", win, [&] {
+    const MPI_ABI_Win& w = window_of(win);
+    require_pointer(info_used, "info_used");
+    *info_used = weft::mpi::new_info(w.hints);
+  });
+}
+WEFT_MPI_ALIAS(Win_get_info)
+
+int PMPI_Win_create_errhandler(MPI_Win_errhandler_function* win_errhandler_fn,
+                               MPI_Errhandler* errhandler) {
+  return mpi_call("MPI_Win_create_errhandler", MPI_COMM_WORLD, [&] {
+    if (win_errhandler_fn == nullptr) throw MpiError(MPI_ERR_ARG, "win_errhandler_fn is NULL");
+    require_pointer(errhandler, "errhandler");
+    // Never deleted, as communicators' handlers are not (errhandlers.cc says why).
+    auto* handler = new MPI_ABI_Errhandler();
+    handler->win_function = win_errhandler_fn;
+    *errhandler = handler;
+  });
+}
+WEFT_MPI_ALIAS(Win_create_errhandler)
+
+int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
+  return win_call("MPI_Win_set_errhandler", win, [&] {
+    MPI_ABI_Win& w = window_of(win);
+    MPI_ABI_Errhandler* user = weft::mpi::user_errhandler_or_null(errhandler);
+    if (user != nullptr && user->win_function == nullptr) {
+      throw MpiError(MPI_ERR_ARG, "the error handler is not a window's");
+    }
+    w.errhandler = errhandler;
+  });
+}
+WEFT_MPI_ALIAS(Win_set_errhandler)
+
+int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler) {
+  return win_call("MPI_Win_get_errhandler", win, [&] {
+    const MPI_ABI_Win& w = window_of(win);
+    require_pointer(errhandler, "errhandler");
+    *errhandler = w.errhandler;
+  });
+}
+WEFT_MPI_ALIAS(Win_get_errhandler)
+
+int PMPI_Win_call_errhandler(MPI_Win win, int errorcode) {
+  int rc = win_call("MPI_Win_call_errhandler", win, [&] { window_of(win); });
+  if (rc != MPI_SUCCESS) return rc;
+  // Having run the handler, the call itself succeeded.
+  handle_win_error(win, "MPI_Win_call_errhandler", errorcode,
+                   "the program raised this error on the window");
+  return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Win_call_errhandler)
+
+int PMPI_File_create_errhandler(MPI_File_errhandler_function* file_errhandler_fn,
+                                MPI_Errhandler* errhandler) {
+  return mpi_call("MPI_File_create_errhandler", MPI_COMM_WORLD, [&] {
+    if (file_errhandler_fn == nullptr) throw MpiError(MPI_ERR_ARG, "file_errhandler_fn is NULL");
+    require_pointer(errhandler, "errhandler");
+    auto* handler = new MPI_ABI_Errhandler();
+    handler->file_function = file_errhandler_fn;
+    *errhandler = handler;
+  });
+}
+WEFT_MPI_ALIAS(File_create_errhandler)
+
+int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler) {
+  return file_call("MPI_File_set_errhandler", [&] {
+    require_file_null(file);
+    MPI_ABI_Errhandler* user = weft::mpi::user_errhandler_or_null(errhandler);
+    if (user != nullptr && user->file_function == nullptr) {
+      throw MpiError(MPI_ERR_ARG, "the error handler is not a file's");
+    }
+    file_null_errhandler() = errhandler;
+  });
+}
+WEFT_MPI_ALIAS(File_set_errhandler)
+
+int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler* errhandler) {
+  return file_call("MPI_File_get_errhandler", [&] {
+    require_file_null(file);
+    require_pointer(errhandler, "errhandler");
+    *errhandler = file_null_errhandler();
+  });
+}
+WEFT_MPI_ALIAS(File_get_errhandler)
+
+int PMPI_File_call_errhandler(MPI_File fh, int errorcode) {
+  int rc = file_call("MPI_File_call_errhandler", [&] { require_file_null(fh); });
+  if (rc != MPI_SUCCESS) return rc;
+  handle_file_error("MPI_File_call_errhandler", errorcode,
+                    "the program raised this error on MPI_FILE_NULL");
+  return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(File_call_errhandler)
+
+}  // extern "C"
