@@ -24,6 +24,16 @@ struct MPI_ABI_Comm {
   // MPI_Comm_get_name's answer: the predefined communicators' own names, "" for a new
   // one until MPI_Comm_set_name.
   std::string given_name;
+  // An intercommunicator's (mpi/src/intercomm.h): `group` then spans both groups, the
+  // local one from union rank local_offset and the remote one from remote_offset, so a
+  // point-to-point rank names the remote group; world_ranks are the local group's.
+  bool inter = false;
+  std::vector<int> remote_world_ranks;
+  int local_offset = 0;
+  int remote_offset = 0;  // also 0 for an intracommunicator: ranks are the core's
+  // Both groups again, in a context of their own: the intercommunicator collectives'
+  // messages never meet the program's point-to-point ones.
+  weft::Group collective_group;
 };
 
 // A group: world ranks by rank in the group. MPI_GROUP_EMPTY is a predefined one.
@@ -50,6 +60,9 @@ struct MPI_ABI_Request {
   // it leaves it allocated and inactive.
   std::function<void(MPI_ABI_Request&)> restart;  // empty: not persistent
   bool active = false;
+  // Subtracted from the core's source rank for the status: an intercommunicator
+  // receive's remote_offset, so MPI_SOURCE is a rank of the remote group.
+  int source_offset = 0;
 };
 
 // A user error handler (MPI_Comm_create_errhandler); the predefined ones keep the

@@ -28,7 +28,10 @@ const std::vector<std::string> kStandardPrograms = {
     "comm_split",   "errhandler", "nonblocking", "thread_init",  "user_ops",
     "groups",       "split_type", "dims_create", "icollectives", "send_modes",
     "vcollectives", "persistent", "datatypes",   "ddt_p2p",      "ddt_collectives",
-    "attributes",   "windows"};
+    "attributes",   "windows",
+    "comm_create_disjoint",
+    "intercomm",
+    "intercomm_collectives"};
 
 // Valid MPI of the standard's later versions (MPI-4 and 5: sessions, partitioned and
 // persistent collective operations, large counts...), which Debian's Open MPI 4.1 lacks,
