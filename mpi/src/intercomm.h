@@ -45,4 +45,8 @@ int compare_intercomms(const MPI_ABI_Comm& a, const MPI_ABI_Comm& b);
 // MPI_Intercomm_create_from_groups's), the same on every process.
 int tag_of_string(const char* text);
 
+// The weft::subgroup tag over the world group of a creation with `tag`, apart from
+// those a program gives MPI_Comm_create_group.
+int creation_tag(int tag);
+
 }  // namespace weft::mpi

@@ -103,8 +103,7 @@ MPI_Comm make_intercomm(const std::vector<int>& local, const std::vector<int>& r
   std::vector<int> both = local_first ? local : remote;
   const std::vector<int>& second = local_first ? remote : local;
   both.insert(both.end(), second.begin(), second.end());
-  weft::Group group =
-      weft::subgroup(weft::Group(), both, kCreationTagBase | (tag & kCreationTagMask));
+  weft::Group group = weft::subgroup(weft::Group(), both, creation_tag(tag));
   return new_intercomm(group, local, remote, local_first, errhandler);
 }
 
@@ -166,6 +165,8 @@ int compare_intercomms(const MPI_ABI_Comm& a, const MPI_ABI_Comm& b) {
   }
   return MPI_UNEQUAL;
 }
+
+int creation_tag(int tag) { return kCreationTagBase | (tag & kCreationTagMask); }
 
 int tag_of_string(const char* text) {
   // FNV-1a: any fixed hash does, as long as every process computes the same.

@@ -71,6 +71,8 @@ struct MPI_ABI_Errhandler {
   static constexpr uint32_t kMagic = 0x57455248;  // "WERH"
   uint32_t magic = kMagic;
   MPI_Comm_errhandler_function* function = nullptr;
+  // A session's handler (MPI_Session_create_errhandler) instead of `function`.
+  MPI_Session_errhandler_function* session_function = nullptr;
 };
 
 namespace weft::mpi {
@@ -85,7 +87,19 @@ struct LibraryState {
   // Requests the program freed while they were still active: the operation goes on,
   // and the request is forgotten once it completes.
   std::vector<weft::Request> detached;
+  // Sessions (MPI-4) start weft's runtime as MPI_Init does: whether it runs, and how
+  // many sessions are open; the runtime ends with the last of MPI_Finalize and
+  // MPI_Session_finalize.
+  bool runtime_started = false;
+  int sessions = 0;
 };
+
+// Joins the job and sets up MPI_COMM_WORLD and MPI_COMM_SELF, once (MPI_Init, and
+// MPI_Session_init without it).
+void start_runtime();
+// Ends the runtime (every rank at once, as MPI_Finalize) unless MPI_Init's world or a
+// session still uses it.
+void stop_runtime_if_unused();
 
 LibraryState& library();
 

@@ -38,6 +38,7 @@ const std::vector<std::string> kStandardPrograms = {
 // so they run with weft only. One per line, so that additions merge cleanly.
 const std::vector<std::string> kNewerStandardPrograms = {
     "abi_handles",
+    "sessions",
 };
 
 // What weft accepts beyond the standard (which Open MPI refuses), and errors weft
