@@ -12,13 +12,19 @@ void require_pointer(const void* pointer, const char* what) {
 
 int core_rank(const MPI_ABI_Comm& comm, int rank, bool any_allowed, const char* what) {
   if (any_allowed && rank == MPI_ANY_SOURCE) return weft::kAnySource;
-  int size = comm.group.size();
+  // An intercommunicator's ranks name its remote group, which starts at remote_offset
+  // of the core's group; an intracommunicator's offset is 0.
+  int size = comm.inter ? static_cast<int>(comm.remote_world_ranks.size()) : comm.group.size();
   if (rank < 0 || rank >= size) {
     throw MpiError(MPI_ERR_RANK, std::string(what) + " " + std::to_string(rank) +
                                      " is outside [0, " + std::to_string(size) + ") of " +
-                                     comm.name);
+                                     (comm.inter ? "the remote group of " : "") + comm.name);
   }
-  return rank;
+  return rank + comm.remote_offset;
+}
+
+int comm_source(const MPI_ABI_Comm& comm, int core_source) {
+  return core_source - comm.remote_offset;
 }
 
 int core_tag(int tag, bool any_allowed) {

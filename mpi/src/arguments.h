@@ -17,7 +17,11 @@ void require_pointer(const void* pointer, const char* what);
 
 // A rank of `comm` for the core; MPI_ERR_RANK unless 0 <= rank < size (or, where
 // `any_allowed`, MPI_ANY_SOURCE). The caller handles MPI_PROC_NULL first.
+// On an intercommunicator, `rank` is one of the remote group.
 int core_rank(const MPI_ABI_Comm& comm, int rank, bool any_allowed, const char* what);
+// The inverse, for a status: the rank of `comm` (of its remote group on an
+// intercommunicator) of the core's source rank `core_source`.
+int comm_source(const MPI_ABI_Comm& comm, int core_source);
 
 // A tag for the core; MPI_ERR_TAG unless >= 0 (or, where `any_allowed`, MPI_ANY_TAG).
 int core_tag(int tag, bool any_allowed);

@@ -15,6 +15,8 @@
 #include "mpi/src/derived_types.h"
 #include "mpi/src/errors.h"
 #include "mpi/src/export.h"
+#include "mpi/src/intercomm.h"
+#include "mpi/src/intercomm_collectives.h"
 #include "mpi/src/objects.h"
 #include "mpi/src/reduction.h"
 #include "mpi/src/started.h"
@@ -209,12 +211,14 @@ Started start_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype
 extern "C" {
 
 int PMPI_Barrier(MPI_Comm comm) {
+  if (weft::mpi::is_intercomm(comm)) return weft::mpi::intercomm_barrier(comm, nullptr);
   return mpi_call("MPI_Barrier", comm,
                   [&] { wait_for(start_barrier(communicator(comm, "MPI_Barrier"), false)); });
 }
 WEFT_MPI_ALIAS(Barrier)
 
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
+  if (weft::mpi::is_intercomm(comm)) return weft::mpi::intercomm_barrier(comm, request);
   return mpi_call("MPI_Ibarrier", comm, [&] {
     *request = as_request(start_barrier(communicator(comm, "MPI_Ibarrier"), true), comm);
   });
@@ -222,6 +226,8 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
 WEFT_MPI_ALIAS(Ibarrier)
 
 int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+  if (weft::mpi::is_intercomm(comm))
+    return weft::mpi::intercomm_bcast(buffer, count, datatype, root, comm, nullptr);
   return mpi_call("MPI_Bcast", comm, [&] {
     wait_for(start_bcast(buffer, count, datatype, root, communicator(comm, "MPI_Bcast"), false));
   });
@@ -230,6 +236,8 @@ WEFT_MPI_ALIAS(Bcast)
 
 int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                 MPI_Request* request) {
+  if (weft::mpi::is_intercomm(comm))
+    return weft::mpi::intercomm_bcast(buffer, count, datatype, root, comm, request);
   return mpi_call("MPI_Ibcast", comm, [&] {
     *request = as_request(
         start_bcast(buffer, count, datatype, root, communicator(comm, "MPI_Ibcast"), true), comm);
@@ -239,6 +247,8 @@ WEFT_MPI_ALIAS(Ibcast)
 
 int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 int root, MPI_Comm comm) {
+  if (weft::mpi::is_intercomm(comm))
+    return weft::mpi::intercomm_reduce(sendbuf, recvbuf, count, datatype, op, root, comm, nullptr);
   return mpi_call("MPI_Reduce", comm, [&] {
     wait_for(start_rooted_reduce(sendbuf, recvbuf, count, datatype, op, root,
                                  communicator(comm, "MPI_Reduce"), false));
@@ -248,6 +258,8 @@ WEFT_MPI_ALIAS(Reduce)
 
 int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                  int root, MPI_Comm comm, MPI_Request* request) {
+  if (weft::mpi::is_intercomm(comm))
+    return weft::mpi::intercomm_reduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
   return mpi_call("MPI_Ireduce", comm, [&] {
     *request = as_request(start_rooted_reduce(sendbuf, recvbuf, count, datatype, op, root,
                                               communicator(comm, "MPI_Ireduce"), true),
@@ -258,6 +270,8 @@ WEFT_MPI_ALIAS(Ireduce)
 
 int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                    MPI_Comm comm) {
+  if (weft::mpi::is_intercomm(comm))
+    return weft::mpi::intercomm_allreduce(sendbuf, recvbuf, count, datatype, op, comm, nullptr);
   return mpi_call("MPI_Allreduce", comm, [&] {
     wait_for(start_reduce(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf, count, datatype, op,
                           -1, communicator(comm, "MPI_Allreduce"), false));
@@ -267,6 +281,8 @@ WEFT_MPI_ALIAS(Allreduce)
 
 int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                     MPI_Comm comm, MPI_Request* request) {
+  if (weft::mpi::is_intercomm(comm))
+    return weft::mpi::intercomm_allreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
   return mpi_call("MPI_Iallreduce", comm, [&] {
     *request =
         as_request(start_reduce(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf, count,
@@ -278,6 +294,9 @@ WEFT_MPI_ALIAS(Iallreduce)
 
 int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  if (weft::mpi::is_intercomm(comm))
+    return weft::mpi::intercomm_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                       root, comm, nullptr);
   return mpi_call("MPI_Gather", comm, [&] {
     wait_for(start_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
                           communicator(comm, "MPI_Gather"), false));
@@ -288,6 +307,9 @@ WEFT_MPI_ALIAS(Gather)
 int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                  MPI_Request* request) {
+  if (weft::mpi::is_intercomm(comm))
+    return weft::mpi::intercomm_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                       root, comm, request);
   return mpi_call("MPI_Igather", comm, [&] {
     *request = as_request(start_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                                        root, communicator(comm, "MPI_Igather"), true),
@@ -298,6 +320,9 @@ WEFT_MPI_ALIAS(Igather)
 
 int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  if (weft::mpi::is_intercomm(comm))
+    return weft::mpi::intercomm_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                        root, comm, nullptr);
   return mpi_call("MPI_Scatter", comm, [&] {
     wait_for(start_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
                            communicator(comm, "MPI_Scatter"), false));
@@ -308,6 +333,9 @@ WEFT_MPI_ALIAS(Scatter)
 int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                   MPI_Request* request) {
+  if (weft::mpi::is_intercomm(comm))
+    return weft::mpi::intercomm_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                        root, comm, request);
   return mpi_call("MPI_Iscatter", comm, [&] {
     *request = as_request(start_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                                         root, communicator(comm, "MPI_Iscatter"), true),
@@ -318,6 +346,9 @@ WEFT_MPI_ALIAS(Iscatter)
 
 int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  if (weft::mpi::is_intercomm(comm))
+    return weft::mpi::intercomm_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                          recvtype, comm, nullptr);
   return mpi_call("MPI_Allgather", comm, [&] {
     wait_for(start_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                              communicator(comm, "MPI_Allgather"), false));
@@ -327,6 +358,9 @@ WEFT_MPI_ALIAS(Allgather)
 
 int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  if (weft::mpi::is_intercomm(comm))
+    return weft::mpi::intercomm_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                          recvtype, comm, request);
   return mpi_call("MPI_Iallgather", comm, [&] {
     *request = as_request(start_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                           recvtype, communicator(comm, "MPI_Iallgather"), true),
@@ -337,6 +371,9 @@ WEFT_MPI_ALIAS(Iallgather)
 
 int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  if (weft::mpi::is_intercomm(comm))
+    return weft::mpi::intercomm_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                         comm, nullptr);
   return mpi_call("MPI_Alltoall", comm, [&] {
     wait_for(start_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                             communicator(comm, "MPI_Alltoall"), false));
@@ -346,6 +383,9 @@ WEFT_MPI_ALIAS(Alltoall)
 
 int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  if (weft::mpi::is_intercomm(comm))
+    return weft::mpi::intercomm_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                         comm, request);
   return mpi_call("MPI_Ialltoall", comm, [&] {
     *request = as_request(start_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                                          communicator(comm, "MPI_Ialltoall"), true),

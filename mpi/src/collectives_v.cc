@@ -11,6 +11,8 @@
 #include "mpi/src/collective_helpers.h"
 #include "mpi/src/errors.h"
 #include "mpi/src/export.h"
+#include "mpi/src/intercomm.h"
+#include "mpi/src/intercomm_collectives.h"
 #include "mpi/src/objects.h"
 #include "mpi/src/reduction.h"
 #include "mpi/src/started.h"
@@ -237,6 +239,9 @@ extern "C" {
 int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                  MPI_Comm comm) {
+  if (weft::mpi::is_intercomm(comm))
+    return weft::mpi::intercomm_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                        recvtype, root, comm, nullptr);
   return mpi_call("MPI_Gatherv", comm, [&] {
     wait_for(start_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
                            root, communicator(comm, "MPI_Gatherv"), false));
@@ -247,6 +252,9 @@ WEFT_MPI_ALIAS(Gatherv)
 int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                   MPI_Comm comm, MPI_Request* request) {
+  if (weft::mpi::is_intercomm(comm))
+    return weft::mpi::intercomm_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                        recvtype, root, comm, request);
   return mpi_call("MPI_Igatherv", comm, [&] {
     *request = as_request(start_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                                         recvtype, root, communicator(comm, "MPI_Igatherv"), true),
@@ -258,6 +266,9 @@ WEFT_MPI_ALIAS(Igatherv)
 int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
                   MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
                   int root, MPI_Comm comm) {
+  if (weft::mpi::is_intercomm(comm))
+    return weft::mpi::intercomm_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+                                         recvtype, root, comm, nullptr);
   return mpi_call("MPI_Scatterv", comm, [&] {
     wait_for(start_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
                             root, communicator(comm, "MPI_Scatterv"), false));
@@ -268,6 +279,9 @@ WEFT_MPI_ALIAS(Scatterv)
 int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[],
                    MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
                    int root, MPI_Comm comm, MPI_Request* request) {
+  if (weft::mpi::is_intercomm(comm))
+    return weft::mpi::intercomm_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+                                         recvtype, root, comm, request);
   return mpi_call("MPI_Iscatterv", comm, [&] {
     *request = as_request(start_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
                                          recvtype, root, communicator(comm, "MPI_Iscatterv"), true),
@@ -279,6 +293,9 @@ WEFT_MPI_ALIAS(Iscatterv)
 int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                     MPI_Comm comm) {
+  if (weft::mpi::is_intercomm(comm))
+    return weft::mpi::intercomm_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                           displs, recvtype, comm, nullptr);
   return mpi_call("MPI_Allgatherv", comm, [&] {
     wait_for(start_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
                               communicator(comm, "MPI_Allgatherv"), false));
@@ -289,6 +306,9 @@ WEFT_MPI_ALIAS(Allgatherv)
 int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                      const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                      MPI_Comm comm, MPI_Request* request) {
+  if (weft::mpi::is_intercomm(comm))
+    return weft::mpi::intercomm_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                           displs, recvtype, comm, request);
   return mpi_call("MPI_Iallgatherv", comm, [&] {
     *request =
         as_request(start_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
@@ -301,6 +321,9 @@ WEFT_MPI_ALIAS(Iallgatherv)
 int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                    MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  if (weft::mpi::is_intercomm(comm))
+    return weft::mpi::intercomm_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                                          recvcounts, rdispls, recvtype, comm, nullptr);
   return mpi_call("MPI_Alltoallv", comm, [&] {
     wait_for(start_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                              recvtype, communicator(comm, "MPI_Alltoallv"), false));
@@ -312,6 +335,9 @@ int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdisp
                     MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                     MPI_Request* request) {
+  if (weft::mpi::is_intercomm(comm))
+    return weft::mpi::intercomm_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                                          recvcounts, rdispls, recvtype, comm, request);
   return mpi_call("MPI_Ialltoallv", comm, [&] {
     *request =
         as_request(start_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
@@ -323,6 +349,9 @@ WEFT_MPI_ALIAS(Ialltoallv)
 
 int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  if (weft::mpi::is_intercomm(comm))
+    return weft::mpi::intercomm_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm,
+                                               nullptr);
   return mpi_call("MPI_Reduce_scatter", comm, [&] {
     wait_for(start_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op,
                                   communicator(comm, "MPI_Reduce_scatter"), false));
@@ -332,6 +361,9 @@ WEFT_MPI_ALIAS(Reduce_scatter)
 
 int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  if (weft::mpi::is_intercomm(comm))
+    return weft::mpi::intercomm_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm,
+                                               request);
   return mpi_call("MPI_Ireduce_scatter", comm, [&] {
     *request = as_request(start_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op,
                                                communicator(comm, "MPI_Ireduce_scatter"), true),
@@ -342,6 +374,9 @@ WEFT_MPI_ALIAS(Ireduce_scatter)
 
 int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  if (weft::mpi::is_intercomm(comm))
+    return weft::mpi::intercomm_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op,
+                                                     comm, nullptr);
   return mpi_call("MPI_Reduce_scatter_block", comm, [&] {
     const MPI_ABI_Comm& c = communicator(comm, "MPI_Reduce_scatter_block");
     std::vector<int> counts(static_cast<size_t>(c.group.size()), recvcount);
@@ -353,6 +388,9 @@ WEFT_MPI_ALIAS(Reduce_scatter_block)
 int PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                MPI_Request* request) {
+  if (weft::mpi::is_intercomm(comm))
+    return weft::mpi::intercomm_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op,
+                                                     comm, request);
   return mpi_call("MPI_Ireduce_scatter_block", comm, [&] {
     const MPI_ABI_Comm& c = communicator(comm, "MPI_Ireduce_scatter_block");
     std::vector<int> counts(static_cast<size_t>(c.group.size()), recvcount);
@@ -364,6 +402,7 @@ WEFT_MPI_ALIAS(Ireduce_scatter_block)
 
 int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
               MPI_Comm comm) {
+  if (weft::mpi::is_intercomm(comm)) return weft::mpi::intercomm_refused("MPI_Scan", comm);
   return mpi_call("MPI_Scan", comm, [&] {
     wait_for(start_scan(sendbuf, recvbuf, count, datatype, op, true, communicator(comm, "MPI_Scan"),
                         false));
@@ -373,6 +412,7 @@ WEFT_MPI_ALIAS(Scan)
 
 int PMPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                MPI_Comm comm, MPI_Request* request) {
+  if (weft::mpi::is_intercomm(comm)) return weft::mpi::intercomm_refused("MPI_Iscan", comm);
   return mpi_call("MPI_Iscan", comm, [&] {
     *request = as_request(start_scan(sendbuf, recvbuf, count, datatype, op, true,
                                      communicator(comm, "MPI_Iscan"), true),
@@ -383,6 +423,7 @@ WEFT_MPI_ALIAS(Iscan)
 
 int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 MPI_Comm comm) {
+  if (weft::mpi::is_intercomm(comm)) return weft::mpi::intercomm_refused("MPI_Exscan", comm);
   return mpi_call("MPI_Exscan", comm, [&] {
     wait_for(start_scan(sendbuf, recvbuf, count, datatype, op, false,
                         communicator(comm, "MPI_Exscan"), false));
@@ -392,6 +433,7 @@ WEFT_MPI_ALIAS(Exscan)
 
 int PMPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                  MPI_Comm comm, MPI_Request* request) {
+  if (weft::mpi::is_intercomm(comm)) return weft::mpi::intercomm_refused("MPI_Iexscan", comm);
   return mpi_call("MPI_Iexscan", comm, [&] {
     *request = as_request(start_scan(sendbuf, recvbuf, count, datatype, op, false,
                                      communicator(comm, "MPI_Iexscan"), true),

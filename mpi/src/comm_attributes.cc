@@ -100,9 +100,9 @@ WEFT_MPI_ALIAS(Comm_get_name)
 int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
   return mpi_call("MPI_Comm_test_inter", comm, [&] {
     weft::mpi::require_initialized("MPI_Comm_test_inter");
-    comm_of(comm);
+    const MPI_ABI_Comm& c = comm_of(comm);
     require_pointer(flag, "flag");
-    *flag = 0;
+    *flag = c.inter ? 1 : 0;
   });
 }
 WEFT_MPI_ALIAS(Comm_test_inter)

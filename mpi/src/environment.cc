@@ -36,6 +36,37 @@ void describe_world(MPI_ABI_Comm& comm, const char* name, std::vector<int> world
 
 }  // namespace
 
+namespace weft::mpi {
+
+void start_runtime() {
+  LibraryState& lib = library();
+  if (lib.runtime_started) return;
+  weft::init_process_group();
+  int rank = weft::get_rank(), size = weft::get_world_size();
+  std::vector<int> everyone(static_cast<size_t>(size));
+  for (int r = 0; r < size; ++r) everyone[static_cast<size_t>(r)] = r;
+  describe_world(lib.world, "MPI_COMM_WORLD", everyone);
+  // MPI_COMM_SELF needs a context of its own, apart from the world's.
+  lib.self.group = *weft::split_group(weft::Group(), rank, 0);
+  describe_world(lib.self, "MPI_COMM_SELF", {rank});
+  lib.runtime_started = true;
+}
+
+void stop_runtime_if_unused() {
+  LibraryState& lib = library();
+  bool world_in_use = lib.initialized && !lib.finalized;
+  if (!lib.runtime_started || world_in_use || lib.sessions > 0) return;
+  // Operations the program let go of must still reach their peers.
+  for (auto& request : lib.detached) request.wait();
+  lib.detached.clear();
+  // Nobody leaves while a peer may still be talking to it.
+  weft::barrier();
+  weft::destroy_process_group();
+  lib.runtime_started = false;
+}
+
+}  // namespace weft::mpi
+
 extern "C" {
 
 int PMPI_Init_thread(int* /*argc*/, char*** /*argv*/, int /*required*/, int* provided) {
@@ -46,14 +77,7 @@ int PMPI_Init_thread(int* /*argc*/, char*** /*argv*/, int /*required*/, int* pro
                                                     "MPI_Finalize"
                                                   : "MPI_Init was called twice");
     }
-    weft::init_process_group();
-    int rank = weft::get_rank(), size = weft::get_world_size();
-    std::vector<int> everyone(static_cast<size_t>(size));
-    for (int r = 0; r < size; ++r) everyone[static_cast<size_t>(r)] = r;
-    describe_world(lib.world, "MPI_COMM_WORLD", everyone);
-    // MPI_COMM_SELF needs a context of its own, apart from the world's.
-    lib.self.group = *weft::split_group(weft::Group(), rank, 0);
-    describe_world(lib.self, "MPI_COMM_SELF", {rank});
+    weft::mpi::start_runtime();
     // The core is thread-safe, so every level the standard has is provided.
     lib.thread_level = MPI_THREAD_MULTIPLE;
     lib.main_thread = std::this_thread::get_id();
@@ -86,13 +110,8 @@ int PMPI_Finalize(void) {
     weft::mpi::require_initialized("MPI_Finalize");
     weft::mpi::delete_attributes_at_finalize();
     LibraryState& lib = library();
-    // Operations the program let go of must still reach their peers.
-    for (auto& request : lib.detached) request.wait();
-    lib.detached.clear();
-    // Nobody leaves while a peer may still be talking to it.
-    weft::barrier();
-    weft::destroy_process_group();
     lib.finalized = true;
+    weft::mpi::stop_runtime_if_unused();
   });
 }
 WEFT_MPI_ALIAS(Finalize)

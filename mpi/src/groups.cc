@@ -12,6 +12,7 @@
 #include "mpi/src/arguments.h"
 #include "mpi/src/errors.h"
 #include "mpi/src/export.h"
+#include "mpi/src/intercomm.h"
 #include "mpi/src/objects.h"
 
 using weft::mpi::comm_of;
@@ -341,12 +342,20 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
     const MPI_ABI_Comm& parent = comm_of(comm);
     const MPI_ABI_Group& g = group_of(group);
     require_pointer(newcomm, "newcomm");
-    parent_ranks_of(parent, g);  // every member must be in comm
-    // Members take color 0 and their rank in the group as key, so the new
-    // communicator's ranks are in the group's order; the others join none.
     int mine = rank_in(g, weft::get_rank());
-    std::optional<weft::Group> created =
-        weft::split_group(parent.group, mine >= 0 ? 0 : -1, std::max(mine, 0));
+    if (parent.inter) {
+      // The group is one of the local group; the remote side passes its own.
+      if (!g.world_ranks.empty()) parent_ranks_of(parent, g);
+      *newcomm = weft::mpi::derive_intercomm(parent, mine >= 0 ? 0 : -1, std::max(mine, 0));
+      return;
+    }
+    std::vector<int> parent_ranks = parent_ranks_of(parent, g);  // every member in comm
+    // Ranks may pass different groups, if disjoint (MPI-2.2): each group's members
+    // take the parent rank of its first member as their color, and their rank in it as
+    // key, so each new communicator's ranks are in its group's order; the others join
+    // none.
+    int color = mine >= 0 ? parent_ranks.front() : -1;
+    std::optional<weft::Group> created = weft::split_group(parent.group, color, std::max(mine, 0));
     *newcomm = created ? make_comm(*created, parent) : MPI_COMM_NULL;
   });
 }

@@ -11,7 +11,8 @@ LibraryState& library() {
 
 void require_initialized(const char* function) {
   const LibraryState& lib = library();
-  if (!lib.initialized || lib.finalized) {
+  // An open session lets the program use communicators made from its groups.
+  if ((!lib.initialized || lib.finalized) && lib.sessions == 0) {
     throw MpiError(MPI_ERR_OTHER, std::string(function) + " called " +
                                       (lib.finalized ? "after MPI_Finalize" : "before MPI_Init"));
   }
@@ -62,7 +63,7 @@ MPI_Errhandler errhandler_for(MPI_Comm comm) {
 
 int world_rank_or_unknown() {
   const LibraryState& lib = library();
-  return lib.initialized && !lib.finalized ? weft::get_rank() : -1;
+  return lib.runtime_started ? weft::get_rank() : -1;
 }
 
 MPI_ABI_Request& request_of(MPI_Request request) {

@@ -34,6 +34,16 @@ struct MPI_ABI_Comm {
   std::shared_ptr<const weft::mpi::Topology> topology;
   // MPI_Comm_set_info's hints, in the order first set (MPI_Comm_get_info returns them).
   std::vector<std::pair<std::string, std::string>> hints;
+  // An intercommunicator's (mpi/src/intercomm.h): `group` then spans both groups, the
+  // local one from union rank local_offset and the remote one from remote_offset, so a
+  // point-to-point rank names the remote group; world_ranks are the local group's.
+  bool inter = false;
+  std::vector<int> remote_world_ranks;
+  int local_offset = 0;
+  int remote_offset = 0;  // also 0 for an intracommunicator: ranks are the core's
+  // Both groups again, in a context of their own: the intercommunicator collectives'
+  // messages never meet the program's point-to-point ones.
+  weft::Group collective_group;
 };
 
 // A group: world ranks by rank in the group. MPI_GROUP_EMPTY is a predefined one.
@@ -62,6 +72,9 @@ struct MPI_ABI_Request {
   bool active = false;
   // A generalized request's callbacks and state (grequests.h); null for any other.
   std::shared_ptr<weft::mpi::Grequest> generalized;
+  // Subtracted from the core's source rank for the status: an intercommunicator
+  // receive's remote_offset, so MPI_SOURCE is a rank of the remote group.
+  int source_offset = 0;
 };
 
 // A user error handler (MPI_Comm_create_errhandler); the predefined ones keep the
@@ -74,6 +87,8 @@ struct MPI_ABI_Errhandler {
   // has its function here instead, and serves only its kind of object.
   MPI_Win_errhandler_function* win_function = nullptr;
   MPI_File_errhandler_function* file_function = nullptr;
+  // A session's handler (MPI_Session_create_errhandler) instead of `function`.
+  MPI_Session_errhandler_function* session_function = nullptr;
 };
 
 namespace weft::mpi {
@@ -88,7 +103,19 @@ struct LibraryState {
   // Requests the program freed while they were still active: the operation goes on,
   // and the request is forgotten once it completes.
   std::vector<weft::Request> detached;
+  // Sessions (MPI-4) start weft's runtime as MPI_Init does: whether it runs, and how
+  // many sessions are open; the runtime ends with the last of MPI_Finalize and
+  // MPI_Session_finalize.
+  bool runtime_started = false;
+  int sessions = 0;
 };
+
+// Joins the job and sets up MPI_COMM_WORLD and MPI_COMM_SELF, once (MPI_Init, and
+// MPI_Session_init without it).
+void start_runtime();
+// Ends the runtime (every rank at once, as MPI_Finalize) unless MPI_Init's world or a
+// session still uses it.
+void stop_runtime_if_unused();
 
 LibraryState& library();
 

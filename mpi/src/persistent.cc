@@ -31,6 +31,7 @@ MPI_Request make_persistent(void* buf, int count, MPI_Datatype datatype, int pee
   auto* r = new MPI_ABI_Request();
   r->comm = comm;
   r->is_receive = receive;
+  r->source_offset = c.remote_offset;
   if (peer == MPI_PROC_NULL) {
     r->proc_null = true;
     r->restart = [](MPI_ABI_Request&) {};

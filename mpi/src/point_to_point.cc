@@ -47,7 +47,7 @@ int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, 
                                   core_tag_value, c.group);
     r.wait();
     message.unpack(r.bytes());
-    weft::mpi::set_status(status, r.source(), r.tag(), r.bytes());
+    weft::mpi::set_status(status, weft::mpi::comm_source(c, r.source()), r.tag(), r.bytes());
   });
 }
 WEFT_MPI_ALIAS(Recv)
@@ -81,6 +81,7 @@ int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag,
     auto* r = new MPI_ABI_Request();
     r->comm = comm;
     r->is_receive = true;
+    r->source_offset = c.remote_offset;
     r->proc_null = peer == -2;
     if (!r->proc_null) {
       r->request = weft::irecv(message.tensor(), peer, core_tag_value, c.group);
@@ -110,7 +111,8 @@ int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
     }
     received.wait();
     in.unpack(received.bytes());
-    weft::mpi::set_status(status, received.source(), received.tag(), received.bytes());
+    weft::mpi::set_status(status, weft::mpi::comm_source(c, received.source()), received.tag(),
+                          received.bytes());
   });
 }
 WEFT_MPI_ALIAS(Sendrecv)
@@ -126,7 +128,7 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
     }
     weft::ProbeResult found =
         weft::probe(core_rank(c, source, true, "source"), core_tag_value, c.group);
-    weft::mpi::set_status(status, found.source, found.tag, found.bytes);
+    weft::mpi::set_status(status, weft::mpi::comm_source(c, found.source), found.tag, found.bytes);
   });
 }
 WEFT_MPI_ALIAS(Probe)
@@ -144,7 +146,10 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* statu
     std::optional<weft::ProbeResult> found =
         weft::iprobe(core_rank(c, source, true, "source"), core_tag_value, c.group);
     *flag = found ? 1 : 0;
-    if (found) weft::mpi::set_status(status, found->source, found->tag, found->bytes);
+    if (found) {
+      weft::mpi::set_status(status, weft::mpi::comm_source(c, found->source), found->tag,
+                            found->bytes);
+    }
   });
 }
 WEFT_MPI_ALIAS(Iprobe)

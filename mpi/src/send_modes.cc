@@ -222,7 +222,8 @@ int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
     } else if (received.bytes() > 0) {
       std::memcpy(buf, incoming.data(), received.bytes());
     }
-    weft::mpi::set_status(status, received.source(), received.tag(), received.bytes());
+    weft::mpi::set_status(status, weft::mpi::comm_source(c, received.source()), received.tag(),
+                          received.bytes());
   });
 }
 WEFT_MPI_ALIAS(Sendrecv_replace)
