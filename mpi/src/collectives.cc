@@ -12,6 +12,7 @@
 #include "mpi/src/arguments.h"
 #include "mpi/src/block_buffer.h"
 #include "mpi/src/collective_helpers.h"
+#include "mpi/src/collective_starts.h"
 #include "mpi/src/derived_types.h"
 #include "mpi/src/errors.h"
 #include "mpi/src/export.h"
@@ -30,18 +31,26 @@ using weft::mpi::receive_into;
 using weft::mpi::Reduction;
 using weft::mpi::run_collective;
 using weft::mpi::send_from;
+using weft::mpi::start_allgather;
+using weft::mpi::start_alltoall;
+using weft::mpi::start_barrier;
+using weft::mpi::start_bcast;
+using weft::mpi::start_gather;
+using weft::mpi::start_reduce;
+using weft::mpi::start_rooted_reduce;
+using weft::mpi::start_scatter;
 using weft::mpi::Started;
 using weft::mpi::wait_for;
 
-namespace {
+namespace weft::mpi {
 
 Started start_barrier(const MPI_ABI_Comm& c, bool async) {
   return Started::of(run_collective(
       async, [&] { weft::barrier(c.group); }, [&] { return weft::ibarrier(c.group); }));
 }
 
-Started start_bcast(void* buffer, int count, MPI_Datatype datatype, int root, const MPI_ABI_Comm& c,
-                    bool async) {
+Started start_bcast(void* buffer, MPI_Count count, MPI_Datatype datatype, int root,
+                    const MPI_ABI_Comm& c, bool async) {
   BlockBuffer data = BlockBuffer::single(buffer, count, datatype, "broadcast");
   int r = weft::mpi::checked_root(c, root);
   Started started;
@@ -58,8 +67,8 @@ Started start_bcast(void* buffer, int count, MPI_Datatype datatype, int root, co
 
 // The reduction of every rank's `input` (count elements), into `output` on every rank
 // (root < 0) or on `root` only.
-Started start_reduce(const void* input, void* output, int count, MPI_Datatype datatype, MPI_Op op,
-                     int root, const MPI_ABI_Comm& c, bool async) {
+Started start_reduce(const void* input, void* output, MPI_Count count, MPI_Datatype datatype,
+                     MPI_Op op, int root, const MPI_ABI_Comm& c, bool async) {
   Reduction reduction(op, datatype, count);
   bool everyone = root < 0;
   bool receives = everyone || c.group.rank() == root;
@@ -111,8 +120,9 @@ Started start_reduce(const void* input, void* output, int count, MPI_Datatype da
   return started;
 }
 
-Started start_rooted_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
-                            MPI_Op op, int root, const MPI_ABI_Comm& c, bool async) {
+Started start_rooted_reduce(const void* sendbuf, void* recvbuf, MPI_Count count,
+                            MPI_Datatype datatype, MPI_Op op, int root, const MPI_ABI_Comm& c,
+                            bool async) {
   weft::mpi::checked_root(c, root);
   if (sendbuf == MPI_IN_PLACE && c.group.rank() != root) {
     throw MpiError(MPI_ERR_BUFFER, "MPI_IN_PLACE is the root's alone");
@@ -121,8 +131,8 @@ Started start_rooted_reduce(const void* sendbuf, void* recvbuf, int count, MPI_D
                       root, c, async);
 }
 
-Started start_gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                     int recvcount, MPI_Datatype recvtype, int root, const MPI_ABI_Comm& c,
+Started start_gather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                     MPI_Count recvcount, MPI_Datatype recvtype, int root, const MPI_ABI_Comm& c,
                      bool async) {
   weft::mpi::checked_root(c, root);
   int n = c.group.size(), me = c.group.rank();
@@ -144,9 +154,9 @@ Started start_gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
   return started;
 }
 
-Started start_scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                      int recvcount, MPI_Datatype recvtype, int root, const MPI_ABI_Comm& c,
-                      bool async) {
+Started start_scatter(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                      void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                      const MPI_ABI_Comm& c, bool async) {
   weft::mpi::checked_root(c, root);
   int n = c.group.size(), me = c.group.rank();
   Started started;
@@ -168,8 +178,9 @@ Started start_scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
   return started;
 }
 
-Started start_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                        int recvcount, MPI_Datatype recvtype, const MPI_ABI_Comm& c, bool async) {
+Started start_allgather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                        void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                        const MPI_ABI_Comm& c, bool async) {
   int n = c.group.size(), me = c.group.rank();
   Started started;
   BlockBuffer blocks = BlockBuffer::uniform(recvbuf, recvcount, n, recvtype, "receive");
@@ -183,8 +194,9 @@ Started start_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
   return started;
 }
 
-Started start_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                       int recvcount, MPI_Datatype recvtype, const MPI_ABI_Comm& c, bool async) {
+Started start_alltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                       void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                       const MPI_ABI_Comm& c, bool async) {
   int n = c.group.size();
   Started started;
   BlockBuffer received = BlockBuffer::uniform(recvbuf, recvcount, n, recvtype, "receive");
@@ -204,7 +216,7 @@ Started start_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype
   return started;
 }
 
-}  // namespace
+}  // namespace weft::mpi
 
 extern "C" {
 
