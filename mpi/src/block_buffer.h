@@ -17,26 +17,29 @@
 #include <optional>
 #include <vector>
 
+#include "mpi/src/count_array.h"
+
 namespace weft::mpi {
 
 class BlockBuffer {
  public:
   // `count` elements at `buf`. `what` names the buffer in errors: "send", "receive".
-  static BlockBuffer single(const void* buf, int count, MPI_Datatype datatype, const char* what);
+  static BlockBuffer single(const void* buf, MPI_Count count, MPI_Datatype datatype,
+                            const char* what);
   // `blocks` blocks of `count` elements each, one after another (Gather's receive buffer).
-  static BlockBuffer uniform(const void* buf, int count, int blocks, MPI_Datatype datatype,
+  static BlockBuffer uniform(const void* buf, MPI_Count count, int blocks, MPI_Datatype datatype,
                              const char* what);
   // Block r: counts[r] elements starting displs[r] extents after `buf` (the v-forms).
   // MPI_ERR_COUNT for a negative count or displacement, naming the array and index.
-  static BlockBuffer varying(const void* buf, const int counts[], const int displs[], int blocks,
+  static BlockBuffer varying(const void* buf, CountArray counts, CountArray displs, int blocks,
                              MPI_Datatype datatype, const char* counts_name,
                              const char* displs_name);
 
   // The bytes of `count` elements at `buf` when they are one range of the program's
   // memory, which needs no BlockBuffer (nor its allocations); nullopt otherwise. Checks
   // the arguments as single() does.
-  static std::optional<weft::Tensor> in_place(const void* buf, int count, MPI_Datatype datatype,
-                                              const char* what);
+  static std::optional<weft::Tensor> in_place(const void* buf, MPI_Count count,
+                                              MPI_Datatype datatype, const char* what);
 
   // The bytes the core moves: the program's memory, or the staging buffer.
   const weft::Tensor& tensor() const { return tensor_; }

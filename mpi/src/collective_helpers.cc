@@ -17,7 +17,7 @@ weft::Tensor send_from(Started& started, const BlockBuffer& buffer) {
   return buffer.tensor();
 }
 
-weft::Tensor contribution(Started& started, const void* sendbuf, int sendcount,
+weft::Tensor contribution(Started& started, const void* sendbuf, MPI_Count sendcount,
                           MPI_Datatype sendtype, const BlockBuffer& blocks, int me) {
   if (sendbuf != MPI_IN_PLACE) {
     return send_from(started, BlockBuffer::single(sendbuf, sendcount, sendtype, "send"));

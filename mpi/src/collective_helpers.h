@@ -19,7 +19,7 @@ weft::Tensor send_from(Started& started, const BlockBuffer& buffer);
 
 // This rank's part of a gathering into `blocks`: with MPI_IN_PLACE its own block of
 // them (packed there first when staged), otherwise its send buffer, packed.
-weft::Tensor contribution(Started& started, const void* sendbuf, int sendcount,
+weft::Tensor contribution(Started& started, const void* sendbuf, MPI_Count sendcount,
                           MPI_Datatype sendtype, const BlockBuffer& blocks, int me);
 
 // MPI_ERR_TRUNCATE unless the sender's and the receiver's block are the same size.

@@ -12,6 +12,7 @@
 #include "mpi/src/arguments.h"
 #include "mpi/src/block_buffer.h"
 #include "mpi/src/collective_helpers.h"
+#include "mpi/src/collective_starts.h"
 #include "mpi/src/derived_types.h"
 #include "mpi/src/errors.h"
 #include "mpi/src/export.h"
@@ -32,18 +33,28 @@ using weft::mpi::receive_into;
 using weft::mpi::Reduction;
 using weft::mpi::run_collective;
 using weft::mpi::send_from;
+using weft::mpi::start_allgather;
+using weft::mpi::start_alltoall;
+using weft::mpi::start_barrier;
+using weft::mpi::start_bcast;
+using weft::mpi::start_gather;
+using weft::mpi::start_reduce;
+using weft::mpi::start_rooted_reduce;
+using weft::mpi::start_scatter;
 using weft::mpi::Started;
 using weft::mpi::wait_for;
 
-namespace {
+namespace weft::mpi {
 
 Started start_barrier(const MPI_ABI_Comm& c, bool async) {
+  require_intracommunicator(c);
   return Started::of(run_collective(
       async, [&] { weft::barrier(c.group); }, [&] { return weft::ibarrier(c.group); }));
 }
 
-Started start_bcast(void* buffer, int count, MPI_Datatype datatype, int root, const MPI_ABI_Comm& c,
-                    bool async) {
+Started start_bcast(void* buffer, MPI_Count count, MPI_Datatype datatype, int root,
+                    const MPI_ABI_Comm& c, bool async) {
+  require_intracommunicator(c);
   BlockBuffer data = BlockBuffer::single(buffer, count, datatype, "broadcast");
   int r = weft::mpi::checked_root(c, root);
   Started started;
@@ -60,8 +71,9 @@ Started start_bcast(void* buffer, int count, MPI_Datatype datatype, int root, co
 
 // The reduction of every rank's `input` (count elements), into `output` on every rank
 // (root < 0) or on `root` only.
-Started start_reduce(const void* input, void* output, int count, MPI_Datatype datatype, MPI_Op op,
-                     int root, const MPI_ABI_Comm& c, bool async) {
+Started start_reduce(const void* input, void* output, MPI_Count count, MPI_Datatype datatype,
+                     MPI_Op op, int root, const MPI_ABI_Comm& c, bool async) {
+  require_intracommunicator(c);
   Reduction reduction(op, datatype, count);
   bool everyone = root < 0;
   bool receives = everyone || c.group.rank() == root;
@@ -113,8 +125,10 @@ Started start_reduce(const void* input, void* output, int count, MPI_Datatype da
   return started;
 }
 
-Started start_rooted_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
-                            MPI_Op op, int root, const MPI_ABI_Comm& c, bool async) {
+Started start_rooted_reduce(const void* sendbuf, void* recvbuf, MPI_Count count,
+                            MPI_Datatype datatype, MPI_Op op, int root, const MPI_ABI_Comm& c,
+                            bool async) {
+  require_intracommunicator(c);
   weft::mpi::checked_root(c, root);
   if (sendbuf == MPI_IN_PLACE && c.group.rank() != root) {
     throw MpiError(MPI_ERR_BUFFER, "MPI_IN_PLACE is the root's alone");
@@ -123,9 +137,10 @@ Started start_rooted_reduce(const void* sendbuf, void* recvbuf, int count, MPI_D
                       root, c, async);
 }
 
-Started start_gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                     int recvcount, MPI_Datatype recvtype, int root, const MPI_ABI_Comm& c,
+Started start_gather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                     MPI_Count recvcount, MPI_Datatype recvtype, int root, const MPI_ABI_Comm& c,
                      bool async) {
+  require_intracommunicator(c);
   weft::mpi::checked_root(c, root);
   int n = c.group.size(), me = c.group.rank();
   Started started;
@@ -146,9 +161,10 @@ Started start_gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
   return started;
 }
 
-Started start_scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                      int recvcount, MPI_Datatype recvtype, int root, const MPI_ABI_Comm& c,
-                      bool async) {
+Started start_scatter(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                      void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                      const MPI_ABI_Comm& c, bool async) {
+  require_intracommunicator(c);
   weft::mpi::checked_root(c, root);
   int n = c.group.size(), me = c.group.rank();
   Started started;
@@ -170,8 +186,10 @@ Started start_scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
   return started;
 }
 
-Started start_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                        int recvcount, MPI_Datatype recvtype, const MPI_ABI_Comm& c, bool async) {
+Started start_allgather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                        void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                        const MPI_ABI_Comm& c, bool async) {
+  require_intracommunicator(c);
   int n = c.group.size(), me = c.group.rank();
   Started started;
   BlockBuffer blocks = BlockBuffer::uniform(recvbuf, recvcount, n, recvtype, "receive");
@@ -185,8 +203,10 @@ Started start_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
   return started;
 }
 
-Started start_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                       int recvcount, MPI_Datatype recvtype, const MPI_ABI_Comm& c, bool async) {
+Started start_alltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                       void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                       const MPI_ABI_Comm& c, bool async) {
+  require_intracommunicator(c);
   int n = c.group.size();
   Started started;
   BlockBuffer received = BlockBuffer::uniform(recvbuf, recvcount, n, recvtype, "receive");
@@ -206,7 +226,7 @@ Started start_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype
   return started;
 }
 
-}  // namespace
+}  // namespace weft::mpi
 
 extern "C" {
 

@@ -9,6 +9,7 @@
 #include "mpi/src/arguments.h"
 #include "mpi/src/block_buffer.h"
 #include "mpi/src/collective_helpers.h"
+#include "mpi/src/collective_starts.h"
 #include "mpi/src/errors.h"
 #include "mpi/src/export.h"
 #include "mpi/src/intercomm.h"
@@ -28,16 +29,23 @@ using weft::mpi::receive_into;
 using weft::mpi::Reduction;
 using weft::mpi::run_collective;
 using weft::mpi::send_from;
+using weft::mpi::start_allgatherv;
+using weft::mpi::start_alltoallv;
+using weft::mpi::start_gatherv;
+using weft::mpi::start_reduce_scatter;
+using weft::mpi::start_scan;
+using weft::mpi::start_scatterv;
 using weft::mpi::Started;
 using weft::mpi::wait_for;
 
-namespace {
+namespace weft::mpi {
 
 using Bytes = std::vector<std::byte>;
 
-Started start_gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                      const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-                      const MPI_ABI_Comm& c, bool async) {
+Started start_gatherv(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                      void* recvbuf, CountArray recvcounts, CountArray displs,
+                      MPI_Datatype recvtype, int root, const MPI_ABI_Comm& c, bool async) {
+  require_intracommunicator(c);
   weft::mpi::checked_root(c, root);
   int n = c.group.size(), me = c.group.rank();
   Started started;
@@ -60,9 +68,10 @@ Started start_gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
   return started;
 }
 
-Started start_scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
-                       MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
-                       int root, const MPI_ABI_Comm& c, bool async) {
+Started start_scatterv(const void* sendbuf, CountArray sendcounts, CountArray displs,
+                       MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                       MPI_Datatype recvtype, int root, const MPI_ABI_Comm& c, bool async) {
+  require_intracommunicator(c);
   weft::mpi::checked_root(c, root);
   int n = c.group.size(), me = c.group.rank();
   Started started;
@@ -87,9 +96,10 @@ Started start_scatterv(const void* sendbuf, const int sendcounts[], const int di
   return started;
 }
 
-Started start_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                         const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                         const MPI_ABI_Comm& c, bool async) {
+Started start_allgatherv(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                         void* recvbuf, CountArray recvcounts, CountArray displs,
+                         MPI_Datatype recvtype, const MPI_ABI_Comm& c, bool async) {
+  require_intracommunicator(c);
   int me = c.group.rank();
   Started started;
   BlockBuffer blocks = BlockBuffer::varying(recvbuf, recvcounts, displs, c.group.size(), recvtype,
@@ -104,10 +114,11 @@ Started start_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendty
   return started;
 }
 
-Started start_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                        MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                        const int rdispls[], MPI_Datatype recvtype, const MPI_ABI_Comm& c,
+Started start_alltoallv(const void* sendbuf, CountArray sendcounts, CountArray sdispls,
+                        MPI_Datatype sendtype, void* recvbuf, CountArray recvcounts,
+                        CountArray rdispls, MPI_Datatype recvtype, const MPI_ABI_Comm& c,
                         bool async) {
+  require_intracommunicator(c);
   int n = c.group.size();
   Started started;
   BlockBuffer received =
@@ -144,8 +155,8 @@ Started start_alltoallv(const void* sendbuf, const int sendcounts[], const int s
 
 // Every rank's packed contribution gathered in rank order, then `combine` run on them
 // once they are there, writing into `result`, which is then unpacked.
-Started gather_then(const void* input, int count, MPI_Datatype datatype, const BlockBuffer& result,
-                    const MPI_ABI_Comm& c, bool async,
+Started gather_then(const void* input, MPI_Count count, MPI_Datatype datatype,
+                    const BlockBuffer& result, const MPI_ABI_Comm& c, bool async,
                     std::function<void(const Bytes&, std::byte* result)> combine) {
   Started started;
   weft::Tensor in = send_from(started, BlockBuffer::single(input, count, datatype, "send"));
@@ -162,8 +173,9 @@ Started gather_then(const void* input, int count, MPI_Datatype datatype, const B
   return started;
 }
 
-Started start_reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
+Started start_reduce_scatter(const void* sendbuf, void* recvbuf, CountArray recvcounts,
                              MPI_Datatype datatype, MPI_Op op, const MPI_ABI_Comm& c, bool async) {
+  require_intracommunicator(c);
   int n = c.group.size(), me = c.group.rank();
   int64_t total = 0, before = 0;
   for (int r = 0; r < n; ++r) {
@@ -172,18 +184,18 @@ Started start_reduce_scatter(const void* sendbuf, void* recvbuf, const int recvc
                                         "] = " + std::to_string(recvcounts[r]) + " is negative");
     }
     if (r == me) before = total;
-    total += recvcounts[r];
+    if (__builtin_add_overflow(total, recvcounts[r], &total)) {
+      throw MpiError(MPI_ERR_COUNT, "the recvcounts add up to more than an MPI_Count holds");
+    }
   }
-  if (total > INT32_MAX) throw MpiError(MPI_ERR_COUNT, "the counts add up to more than INT_MAX");
-  Reduction reduction(op, datatype, static_cast<int>(total));
+  Reduction reduction(op, datatype, total);
   bool in_place = sendbuf == MPI_IN_PLACE;
   const void* input = in_place ? recvbuf : sendbuf;
   BlockBuffer mine = BlockBuffer::single(recvbuf, recvcounts[me], datatype, "receive");
   uint64_t offset = reduction.element_bytes() * static_cast<uint64_t>(before);
   if (auto core_op = reduction.core_op()) {
     Started started;
-    weft::Tensor in =
-        send_from(started, BlockBuffer::single(input, static_cast<int>(total), datatype, "send"));
+    weft::Tensor in = send_from(started, BlockBuffer::single(input, total, datatype, "send"));
     auto elements = std::make_shared<std::vector<uint64_t>>(static_cast<size_t>(n));
     for (int r = 0; r < n; ++r) {
       (*elements)[static_cast<size_t>(r)] =
@@ -209,7 +221,7 @@ Started start_reduce_scatter(const void* sendbuf, void* recvbuf, const int recvc
     return started;
   }
   return gather_then(
-      input, static_cast<int>(total), datatype, mine, c, async,
+      input, total, datatype, mine, c, async,
       [reduction, n, offset, bytes = mine.block_bytes(0)](const Bytes& all, std::byte* result) {
         Bytes reduced(reduction.bytes());
         reduction.combine(0, n - 1, all.data(), reduced.data());
@@ -219,8 +231,9 @@ Started start_reduce_scatter(const void* sendbuf, void* recvbuf, const int recvc
 
 // Scan (inclusive: ranks 0..me) and Exscan (exclusive: 0..me-1; rank 0's buffer is left
 // as it was, its result being undefined).
-Started start_scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                   bool inclusive, const MPI_ABI_Comm& c, bool async) {
+Started start_scan(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                   MPI_Op op, bool inclusive, const MPI_ABI_Comm& c, bool async) {
+  require_intracommunicator(c);
   Reduction reduction(op, datatype, count);
   BlockBuffer result = BlockBuffer::single(recvbuf, count, datatype, "receive");
   int last = inclusive ? c.group.rank() : c.group.rank() - 1;
@@ -232,7 +245,7 @@ Started start_scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
                      });
 }
 
-}  // namespace
+}  // namespace weft::mpi
 
 extern "C" {
 

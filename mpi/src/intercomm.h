@@ -20,6 +20,11 @@ namespace weft::mpi {
 bool is_intercomm(MPI_Comm comm);
 
 // This process's rank in, and the size of, the local group of `comm` (inter or intra).
+// The large-count (_c), persistent (_init) and Alltoallw forms of the collectives run
+// on intracommunicators only: on an intercommunicator they refuse with
+// MPI_ERR_UNSUPPORTED_OPERATION rather than run the intracommunicator algorithm.
+void require_intracommunicator(const MPI_ABI_Comm& comm);
+
 int local_rank(const MPI_ABI_Comm& comm);
 int local_size(const MPI_ABI_Comm& comm);
 

@@ -85,6 +85,16 @@ bool is_intercomm(MPI_Comm comm) {
   }
 }
 
+void require_intracommunicator(const MPI_ABI_Comm& comm) {
+  if (comm.inter) {
+    throw MpiError(MPI_ERR_UNSUPPORTED_OPERATION,
+                   comm.name +
+                       " is an intercommunicator: weft carries out the classic forms of "
+                       "the collectives on intercommunicators, not their large-count, persistent "
+                       "or Alltoallw forms");
+  }
+}
+
 int local_rank(const MPI_ABI_Comm& comm) {
   return comm.inter ? comm.group.rank() - comm.local_offset : comm.group.rank();
 }

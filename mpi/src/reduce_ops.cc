@@ -158,24 +158,6 @@ void located(Kind kind, const void* in_bytes, void* inout_bytes, size_t n) {
   }
 }
 
-// A user function takes its length as an int: a longer span is handed over in pieces,
-// each inout[i] = in[i] op inout[i] elementwise, so the pieces are independent.
-void call_user_function(const MPI_ABI_Op& user, const TypeInfo& type, const void* in, void* inout,
-                        size_t n) {
-  // The standard's signature takes invec as void*, though it is only read.
-  auto* a = static_cast<std::byte*>(const_cast<void*>(in));
-  auto* b = static_cast<std::byte*>(inout);
-  MPI_Datatype datatype = type.handle;
-  while (n > 0) {
-    size_t piece = std::min<size_t>(n, INT_MAX);
-    int len = static_cast<int>(piece);
-    user.function(a, b, &len, &datatype);
-    a += piece * type.extent;
-    b += piece * type.extent;
-    n -= piece;
-  }
-}
-
 template <typename T>
 const T* as(const void* p) {
   return static_cast<const T*>(p);
@@ -205,7 +187,7 @@ void check_op(MPI_Op op, const TypeInfo& type) {
 void reduce_local(MPI_Op op, const TypeInfo& type, const void* in, void* inout, size_t n) {
   check_op(op, type);
   if (const MPI_ABI_Op* user = user_op_or_null(op)) {
-    call_user_function(*user, type, in, inout, n);
+    call_user_op(*user, in, inout, n, static_cast<int64_t>(type.extent), type.handle);
     return;
   }
   Kind k = *kind_of(op);

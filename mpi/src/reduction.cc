@@ -17,9 +17,9 @@ namespace {
 // the first element has (its data may start before or after it).
 class Scratch {
  public:
-  Scratch(const Typemap& t, int count) {
+  Scratch(const Typemap& t, int64_t count) {
     if (count == 0 || t.size == 0) return;
-    int64_t last = static_cast<int64_t>(count - 1) * t.extent;
+    int64_t last = (count - 1) * t.extent;
     low_ = std::min<int64_t>(0, last) + t.true_lb;
     int64_t high = std::max<int64_t>(0, last) + t.true_lb + t.true_extent;
     bytes_.resize(static_cast<size_t>(high - low_));
@@ -37,7 +37,7 @@ class Scratch {
 
 }  // namespace
 
-Reduction::Reduction(MPI_Op op, MPI_Datatype datatype, int count)
+Reduction::Reduction(MPI_Op op, MPI_Datatype datatype, int64_t count)
     : op_(op), datatype_(datatype), count_(count) {
   if (count < 0) {
     throw MpiError(MPI_ERR_COUNT, "count " + std::to_string(count) + " is negative");
@@ -87,9 +87,8 @@ void Reduction::apply(const std::byte* in, std::byte* inout) const {
   Scratch a(t, count_), b(t, count_);
   unpack(in, bytes(), static_cast<uint64_t>(count_), t, a.origin());
   unpack(inout, bytes(), static_cast<uint64_t>(count_), t, b.origin());
-  int len = count_;
-  MPI_Datatype datatype = datatype_;
-  user_op_or_null(op_)->function(a.origin(), b.origin(), &len, &datatype);
+  call_user_op(*user_op_or_null(op_), a.origin(), b.origin(), static_cast<uint64_t>(count_),
+               t.extent, datatype_);
   pack(b.origin(), static_cast<uint64_t>(count_), t, inout);
 }
 

@@ -30,7 +30,7 @@ class Reduction {
   // MPI_ERR_OP for an operation not defined on the datatype's elements, MPI_ERR_TYPE for
   // a predefined operation on a derived datatype mixing basic types (or of a padded
   // pair type such as MPI_DOUBLE_INT, whose packed values lose their stride).
-  Reduction(MPI_Op op, MPI_Datatype datatype, int count);
+  Reduction(MPI_Op op, MPI_Datatype datatype, int64_t count);
 
   // The packed bytes of one contribution.
   uint64_t bytes() const { return static_cast<uint64_t>(count_) * element_bytes_; }
@@ -57,7 +57,7 @@ class Reduction {
  private:
   MPI_Op op_;
   MPI_Datatype datatype_;
-  int count_;
+  int64_t count_;
   // A derived datatype's, kept so that a pending reduction outlives MPI_Type_free.
   std::shared_ptr<const Typemap> typemap_;
   const TypeInfo* value_ = nullptr;  // null: a user-defined op on a derived datatype

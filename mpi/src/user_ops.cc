@@ -5,6 +5,8 @@
 // non-commutative op sees its operands in the order the standard requires.
 #include "mpi/src/user_ops.h"
 
+#include <algorithm>
+#include <climits>
 #include <string>
 
 #include "mpi/src/block_buffer.h"
@@ -70,6 +72,45 @@ const MPI_ABI_Op* user_op_or_null(MPI_Op op) {
   return object;
 }
 
+void call_user_op(const MPI_ABI_Op& user, const void* in, void* inout, uint64_t count,
+                  int64_t extent, MPI_Datatype datatype) {
+  // The standard's signature takes invec as void*, though it is only read.
+  auto a = reinterpret_cast<uintptr_t>(in);
+  auto b = reinterpret_cast<uintptr_t>(inout);
+  if (user.function_c != nullptr) {
+    MPI_Count len = static_cast<MPI_Count>(count);
+    if (count > 0) {
+      user.function_c(reinterpret_cast<void*>(a), reinterpret_cast<void*>(b), &len, &datatype);
+    }
+    return;
+  }
+  while (count > 0) {
+    uint64_t piece = std::min<uint64_t>(count, INT_MAX);
+    int len = static_cast<int>(piece);
+    user.function(reinterpret_cast<void*>(a), reinterpret_cast<void*>(b), &len, &datatype);
+    // Computed as integers: a derived datatype's elements may start before its origin.
+    a += static_cast<uintptr_t>(static_cast<int64_t>(piece) * extent);
+    b += static_cast<uintptr_t>(static_cast<int64_t>(piece) * extent);
+    count -= piece;
+  }
+}
+
+namespace {
+
+// MPI_Reduce_local's work, for either count type: inoutbuf = inbuf op inoutbuf.
+void reduce_local_buffers(const void* inbuf, void* inoutbuf, MPI_Count count, MPI_Datatype datatype,
+                          MPI_Op op) {
+  Reduction reduction(op, datatype, count);
+  BlockBuffer in = BlockBuffer::single(inbuf, count, datatype, "inbuf");
+  BlockBuffer inout = BlockBuffer::single(inoutbuf, count, datatype, "inoutbuf");
+  in.pack();
+  inout.pack();
+  reduction.apply(static_cast<const std::byte*>(in.tensor().data()),
+                  static_cast<std::byte*>(inout.tensor().data()));
+  inout.unpack();
+}
+
+}  // namespace
 }  // namespace weft::mpi
 
 extern "C" {
@@ -86,6 +127,19 @@ int PMPI_Op_create(MPI_User_function* function, int commute, MPI_Op* op) {
   });
 }
 WEFT_MPI_ALIAS(Op_create)
+
+int PMPI_Op_create_c(MPI_User_function_c* function, int commute, MPI_Op* op) {
+  return mpi_call("MPI_Op_create_c", MPI_COMM_WORLD, [&] {
+    weft::mpi::require_initialized("MPI_Op_create_c");
+    if (function == nullptr) throw MpiError(MPI_ERR_ARG, "the user function is NULL");
+    if (op == nullptr) throw MpiError(MPI_ERR_ARG, "the op argument (MPI_Op*) is NULL");
+    auto* object = new MPI_ABI_Op();
+    object->function_c = function;
+    object->commutative = commute != 0;
+    *op = object;
+  });
+}
+WEFT_MPI_ALIAS(Op_create_c)
 
 int PMPI_Op_free(MPI_Op* op) {
   return mpi_call("MPI_Op_free", MPI_COMM_WORLD, [&] {
@@ -115,16 +169,18 @@ int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype
                       MPI_Op op) {
   return mpi_call("MPI_Reduce_local", MPI_COMM_WORLD, [&] {
     weft::mpi::require_initialized("MPI_Reduce_local");
-    weft::mpi::Reduction reduction(op, datatype, count);
-    BlockBuffer in = BlockBuffer::single(inbuf, count, datatype, "inbuf");
-    BlockBuffer inout = BlockBuffer::single(inoutbuf, count, datatype, "inoutbuf");
-    in.pack();
-    inout.pack();
-    reduction.apply(static_cast<const std::byte*>(in.tensor().data()),
-                    static_cast<std::byte*>(inout.tensor().data()));
-    inout.unpack();
+    weft::mpi::reduce_local_buffers(inbuf, inoutbuf, count, datatype, op);
   });
 }
 WEFT_MPI_ALIAS(Reduce_local)
+
+int PMPI_Reduce_local_c(const void* inbuf, void* inoutbuf, MPI_Count count, MPI_Datatype datatype,
+                        MPI_Op op) {
+  return mpi_call("MPI_Reduce_local_c", MPI_COMM_WORLD, [&] {
+    weft::mpi::require_initialized("MPI_Reduce_local_c");
+    weft::mpi::reduce_local_buffers(inbuf, inoutbuf, count, datatype, op);
+  });
+}
+WEFT_MPI_ALIAS(Reduce_local_c)
 
 }  // extern "C"

@@ -23,43 +23,58 @@ namespace {
 namespace fs = std::filesystem;
 
 // Valid MPI: they also build and pass with Open MPI.
-const std::vector<std::string> kStandardPrograms = {"hello",
-                                                    "ring",
-                                                    "probe",
-                                                    "collectives",
-                                                    "maxloc",
-                                                    "comm_split",
-                                                    "errhandler",
-                                                    "nonblocking",
-                                                    "thread_init",
-                                                    "user_ops",
-                                                    "groups",
-                                                    "split_type",
-                                                    "dims_create",
-                                                    "icollectives",
-                                                    "send_modes",
-                                                    "vcollectives",
-                                                    "persistent",
-                                                    "datatypes",
-                                                    "ddt_p2p",
-                                                    "ddt_collectives",
-                                                    "attributes",
-                                                    "windows",
-                                                    "cart",
-                                                    "graph",
-                                                    "dist_graph",
-                                                    "keyvals",
-                                                    "comm_create_disjoint",
-                                                    "intercomm",
-                                                    "intercomm_collectives"};
+// clang-format off
+const std::vector<std::string> kStandardPrograms = {
+    "hello",
+    "ring",
+    "probe",
+    "collectives",
+    "maxloc",
+    "comm_split",
+    "errhandler",
+    "nonblocking",
+    "thread_init",
+    "user_ops",
+    "groups",
+    "split_type",
+    "dims_create",
+    "icollectives",
+    "send_modes",
+    "vcollectives",
+    "persistent",
+    "datatypes",
+    "ddt_p2p",
+    "ddt_collectives",
+    "attributes",
+    "windows",
+    "cart",
+    "graph",
+    "dist_graph",
+    "keyvals",
+    "comm_create_disjoint",
+    "intercomm",
+    "intercomm_collectives",
+    "alltoallw",
+};
+// clang-format on
 
 // Valid MPI of the standard's later versions (MPI-4 and 5: sessions, partitioned and
 // persistent collective operations, large counts...), which Debian's Open MPI 4.1 lacks,
-// so they run with weft only. One per line, so that additions merge cleanly.
+// so they run with weft only.
+// clang-format off
 const std::vector<std::string> kNewerStandardPrograms = {
-    "abi_handles", "neighbor_persistent", "neighbor_large_count", "info",
-    "user_errors", "grequests",           "tool_interface",       "sessions",
+    "abi_handles",
+    "neighbor_persistent",
+    "neighbor_large_count",
+    "info",
+    "user_errors",
+    "grequests",
+    "tool_interface",
+    "sessions",
+    "persistent_collectives",
+    "large_count_collectives",
 };
+// clang-format on
 
 // What weft accepts beyond the standard (which Open MPI refuses), and errors weft
 // detects where the standard leaves detection open (which Open MPI lets pass).
