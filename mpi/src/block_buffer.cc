@@ -37,7 +37,7 @@ uint64_t product(uint64_t a, uint64_t b, const char* what) {
   return p;
 }
 
-void check_count(int count, const char* what) {
+void check_count(MPI_Count count, const char* what) {
   if (count < 0) {
     throw MpiError(MPI_ERR_COUNT,
                    std::string(what) + " count " + std::to_string(count) + " is negative");
@@ -70,9 +70,8 @@ BlockBuffer BlockBuffer::make(const void* buf, const std::vector<Block>& blocks,
     result.tensor_ = weft::Tensor(base, span, weft::DType::kUInt8);
     return result;
   }
-  // layout_of checks the handle, its commit, and the count (counts come from ints, so
-  // block 0's fits one).
-  int first_count = n == 0 ? 0 : static_cast<int>(blocks[0].count);
+  // layout_of checks the handle, its commit, and block 0's count.
+  MPI_Count first_count = n == 0 ? 0 : static_cast<MPI_Count>(blocks[0].count);
   BufferLayout layout = layout_of(buf, first_count, datatype, what);
   const Typemap& t = *layout.typemap;
   if (t.size == 0 || t.dense()) {
@@ -105,22 +104,22 @@ BlockBuffer BlockBuffer::make(const void* buf, const std::vector<Block>& blocks,
   return result;
 }
 
-std::optional<weft::Tensor> BlockBuffer::in_place(const void* buf, int count, MPI_Datatype datatype,
-                                                  const char* what) {
+std::optional<weft::Tensor> BlockBuffer::in_place(const void* buf, MPI_Count count,
+                                                  MPI_Datatype datatype, const char* what) {
   check_count(count, what);
   if (is_derived(datatype)) {
     BufferLayout layout = layout_of(buf, count, datatype, what);
     if (!layout.contiguous) return std::nullopt;
     return weft::Tensor(layout.start, layout.bytes, weft::DType::kUInt8);
   }
-  uint64_t bytes = static_cast<uint64_t>(count) * type_info(datatype).extent;
+  uint64_t bytes = product(static_cast<uint64_t>(count), type_info(datatype).extent, what);
   if (buf == nullptr && bytes > 0) {
     throw MpiError(MPI_ERR_BUFFER, std::string(what) + " buffer is NULL");
   }
   return weft::Tensor(const_cast<void*>(buf), bytes, weft::DType::kUInt8);
 }
 
-BlockBuffer BlockBuffer::single(const void* buf, int count, MPI_Datatype datatype,
+BlockBuffer BlockBuffer::single(const void* buf, MPI_Count count, MPI_Datatype datatype,
                                 const char* what) {
   // A block that is one byte range of the program's memory moves as it is (in_place
   // checks the count and the buffer).

@@ -22,7 +22,8 @@ namespace weft::mpi {
 class BlockBuffer {
  public:
   // `count` elements at `buf`. `what` names the buffer in errors: "send", "receive".
-  static BlockBuffer single(const void* buf, int count, MPI_Datatype datatype, const char* what);
+  static BlockBuffer single(const void* buf, MPI_Count count, MPI_Datatype datatype,
+                            const char* what);
   // `blocks` blocks of `count` elements each, one after another (Gather's receive buffer).
   static BlockBuffer uniform(const void* buf, int count, int blocks, MPI_Datatype datatype,
                              const char* what);
@@ -35,8 +36,8 @@ class BlockBuffer {
   // The bytes of `count` elements at `buf` when they are one range of the program's
   // memory, which needs no BlockBuffer (nor its allocations); nullopt otherwise. Checks
   // the arguments as single() does.
-  static std::optional<weft::Tensor> in_place(const void* buf, int count, MPI_Datatype datatype,
-                                              const char* what);
+  static std::optional<weft::Tensor> in_place(const void* buf, MPI_Count count,
+                                              MPI_Datatype datatype, const char* what);
 
   // The bytes the core moves: the program's memory, or the staging buffer.
   const weft::Tensor& tensor() const { return tensor_; }

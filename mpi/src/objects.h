@@ -14,6 +14,11 @@
 #include <thread>
 #include <vector>
 
+namespace weft::mpi {
+class AttachedBuffer;  // mpi/src/attached_buffer.h
+struct Partitioned;    // mpi/src/partitioned.cc
+}  // namespace weft::mpi
+
 struct MPI_ABI_Comm {
   static constexpr uint32_t kMagic = 0x57434f4d;  // "WCOM"
   uint32_t magic = kMagic;
@@ -24,6 +29,8 @@ struct MPI_ABI_Comm {
   // MPI_Comm_get_name's answer: the predefined communicators' own names, "" for a new
   // one until MPI_Comm_set_name.
   std::string given_name;
+  // MPI_Comm_attach_buffer's buffer, which buffered sends on it use; null until then.
+  std::shared_ptr<weft::mpi::AttachedBuffer> buffer;
 };
 
 // A group: world ranks by rank in the group. MPI_GROUP_EMPTY is a predefined one.
@@ -50,6 +57,14 @@ struct MPI_ABI_Request {
   // it leaves it allocated and inactive.
   std::function<void(MPI_ABI_Request&)> restart;  // empty: not persistent
   bool active = false;
+  // Further operations the request completes with, waited for before `request`
+  // (MPI_Isendrecv's send, MPI_Buffer_iflush's buffered sends).
+  std::vector<weft::Request> also;
+  // Not done while this says so, whatever `request` says: a partitioned send whose
+  // partitions are not all ready has sent nothing yet.
+  std::function<bool()> held;
+  // A partitioned request's (MPI_Psend_init, MPI_Precv_init) partitions; null otherwise.
+  std::shared_ptr<weft::mpi::Partitioned> partitioned;
 };
 
 // A user error handler (MPI_Comm_create_errhandler); the predefined ones keep the

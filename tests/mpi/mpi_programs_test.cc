@@ -28,13 +28,17 @@ const std::vector<std::string> kStandardPrograms = {
     "comm_split",   "errhandler", "nonblocking", "thread_init",  "user_ops",
     "groups",       "split_type", "dims_create", "icollectives", "send_modes",
     "vcollectives", "persistent", "datatypes",   "ddt_p2p",      "ddt_collectives",
-    "attributes",   "windows"};
+    "attributes",   "windows",    "mprobe"};
 
 // Valid MPI of the standard's later versions (MPI-4 and 5: sessions, partitioned and
 // persistent collective operations, large counts...), which Debian's Open MPI 4.1 lacks,
 // so they run with weft only. One per line, so that additions merge cleanly.
 const std::vector<std::string> kNewerStandardPrograms = {
     "abi_handles",
+    "partitioned",
+    "isendrecv",
+    "large_count_p2p",
+    "buffers",
 };
 
 // What weft accepts beyond the standard (which Open MPI refuses), and errors weft
