@@ -100,6 +100,17 @@ class Engine final : public transport::LinkHandler {
   // pending any-source receive does.
   std::optional<ProbeResult> iprobe(const p2p::GroupState& group, int src, int tag);
   ProbeResult probe(const p2p::GroupState& group, int src, int tag, Timeout timeout);
+  // Matched probing (MPI_Improbe, MPI_Mprobe): as iprobe and probe, with the same
+  // errors, but the message found is taken out of the unexpected queue, so that no
+  // receive can match it any more; receive_claimed alone receives it. iclaim returns
+  // null when no such message has arrived.
+  std::shared_ptr<UnexpectedMessage> iclaim(const p2p::GroupState& group, int src, int tag);
+  std::shared_ptr<UnexpectedMessage> claim(const p2p::GroupState& group, int src, int tag,
+                                           Timeout timeout);
+  // Receives a claimed message of `group` into `tensor`: the request completes (or fails,
+  // for a buffer too small) as a receive that had matched the message would.
+  RequestPtr receive_claimed(GroupPtr group, const Tensor& tensor,
+                             const std::shared_ptr<UnexpectedMessage>& message);
   // Request::cancel: withdraws a receive still in the posted queue (no message matched
   // it) and completes it, without error, as cancelled. False for anything else.
   bool cancel_receive(const RequestPtr& request);

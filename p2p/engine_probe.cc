@@ -23,6 +23,38 @@ std::optional<ProbeResult> Engine::iprobe(const p2p::GroupState& group, int src,
   return probed("iprobe", group, src, tag, crashes_);
 }
 
+std::shared_ptr<UnexpectedMessage> Engine::iclaim(const p2p::GroupState& group, int src, int tag) {
+  std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
+  if (lock.owns_lock()) {
+    poll_for_caller(src < 0 ? -1 : group.world_ranks[src], iprobe_polls_++);
+  } else {
+    lock.lock();
+  }
+  if (!probed("improbe", group, src, tag, crashes_)) return nullptr;
+  return matcher(group.comm).take_unexpected(src, tag);
+}
+
+Engine::RequestPtr Engine::receive_claimed(GroupPtr group, const Tensor& tensor,
+                                           const std::shared_ptr<UnexpectedMessage>& message) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  note_caller_activity();
+  const transport::FrameHeader& h = message->header;
+  RequestPtr r = make_request(OpKind::kRecv, std::move(group), tensor, h.src, h.tag);
+  const int w = message->world_peer;
+  if (shut_down_) {
+    fail(r, std::make_exception_ptr(Error(
+                ErrorCode::kState, r->describe() + ": the process group has been destroyed")));
+  } else if (w != rank_ && peers_[w].failure &&
+             (!message->payload_complete || h.kind == static_cast<uint8_t>(FrameKind::kRts))) {
+    // Its sender failed before the whole message was here: it never will be.
+    fail(r, std::make_exception_ptr(PeerError(w, r->describe() + ": " + peers_[w].failure.why())));
+  } else {
+    deliver_unexpected(r, message);
+  }
+  count_if_outstanding(r);
+  return r;
+}
+
 std::optional<ProbeResult> Engine::probed(const char* op, const p2p::GroupState& group, int src,
                                           int tag, uint64_t crashes_before) {
   if (shut_down_) {

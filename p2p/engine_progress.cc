@@ -254,6 +254,34 @@ ProbeResult Engine::probe(const p2p::GroupState& group, int src, int tag, Timeou
   return *found;
 }
 
+std::shared_ptr<UnexpectedMessage> Engine::claim(const p2p::GroupState& group, int src, int tag,
+                                                 Timeout timeout) {
+  const int world_peer = src < 0 ? -1 : group.world_ranks[src];
+  uint64_t crashes_before = 0;
+  std::shared_ptr<UnexpectedMessage> claimed;
+  // probed() finds exactly the message take_unexpected() takes, and reports the errors.
+  auto take = [&] {
+    if (probed("mprobe", group, src, tag, crashes_before)) {
+      claimed = matcher(group.comm).take_unexpected(src, tag);
+    }
+    return claimed != nullptr;
+  };
+  poll_until(
+      timeout,
+      [&](unsigned iteration) {
+        if (iteration == 0) crashes_before = crashes_;
+        poll_for_caller(world_peer, iteration);
+        return take();
+      },
+      [&] {
+        if (take()) return true;
+        throw TimeoutError(p2p::describe_probe("mprobe", group, src, tag) +
+                           ": no matching message has arrived before the deadline (timeout " +
+                           std::to_string(timeout.count()) + " ms)");
+      });
+  return claimed;
+}
+
 std::string Engine::pending_state(const RequestState& r) {
   if (r.done) return "completed";
   if (r.kind == OpKind::kRecv) {

@@ -15,6 +15,7 @@
 #include "p2p/group_state.h"
 #include "p2p/request_state.h"
 #include "weft/group.h"
+#include "weft/p2p.h"
 #include "weft/request.h"
 
 namespace weft::runtime {
@@ -54,6 +55,15 @@ struct Handles {
   }
   static const std::shared_ptr<p2p::RequestState>& state(const Request& request) {
     return request.state_;
+  }
+  static MatchedMessage matched(const ProbeResult& found, std::shared_ptr<void> message) {
+    MatchedMessage m;
+    m.found_ = found;
+    m.message_ = std::move(message);
+    return m;
+  }
+  static const std::shared_ptr<void>& message(const MatchedMessage& matched) {
+    return matched.message_;
   }
 };
 

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 
 #include "weft/group.h"
@@ -61,5 +62,31 @@ std::optional<ProbeResult> iprobe(int src = kAnySource, int tag = kAnyTag,
 // when a member of `group` crashes while it waits.
 ProbeResult probe(int src = kAnySource, int tag = kAnyTag, const Group& group = Group(),
                   Timeout timeout = kDefaultTimeout);
+
+// Matched probing (MPI_Improbe, MPI_Mprobe): a message found as iprobe and probe find
+// one, but taken out of matching at once, so that no receive can take it any more; it
+// is received with imrecv alone, into a buffer chosen after seeing its size.
+class MatchedMessage {
+ public:
+  MatchedMessage() = default;  // no message; valid() is false
+  bool valid() const { return message_ != nullptr; }
+  const ProbeResult& found() const { return found_; }
+
+ private:
+  friend struct runtime::Handles;
+  ProbeResult found_{};
+  std::shared_ptr<void> message_;  // the core's queued message
+};
+
+// iprobe's progress and errors; nullopt if no such message has arrived.
+std::optional<MatchedMessage> improbe(int src = kAnySource, int tag = kAnyTag,
+                                      const Group& group = Group());
+// probe's wait and errors.
+MatchedMessage mprobe(int src = kAnySource, int tag = kAnyTag, const Group& group = Group(),
+                      Timeout timeout = kDefaultTimeout);
+// Receives `message` (found in `group`) into `tensor`, as an irecv that matched it would;
+// a message can be received once. InvalidArgument for an invalid message or another
+// group's.
+Request imrecv(const Tensor& tensor, MatchedMessage message, const Group& group = Group());
 
 }  // namespace weft

@@ -37,7 +37,7 @@ uint64_t product(uint64_t a, uint64_t b, const char* what) {
   return p;
 }
 
-void check_count(int64_t count, const char* what) {
+void check_count(MPI_Count count, const char* what) {
   if (count < 0) {
     throw MpiError(MPI_ERR_COUNT,
                    std::string(what) + " count " + std::to_string(count) + " is negative");
@@ -70,9 +70,8 @@ BlockBuffer BlockBuffer::make(const void* buf, const std::vector<Block>& blocks,
     result.tensor_ = weft::Tensor(base, span, weft::DType::kUInt8);
     return result;
   }
-  // layout_of checks the handle, its commit, and block 0's count (each came from an int
-  // or an MPI_Count, both checked non-negative).
-  int64_t first_count = n == 0 ? 0 : static_cast<int64_t>(blocks[0].count);
+  // layout_of checks the handle, its commit, and block 0's count.
+  MPI_Count first_count = n == 0 ? 0 : static_cast<MPI_Count>(blocks[0].count);
   BufferLayout layout = layout_of(buf, first_count, datatype, what);
   const Typemap& t = *layout.typemap;
   if (t.size == 0 || t.dense()) {

@@ -592,7 +592,7 @@ void free_datatype(MPI_Datatype* type) {
 
 // ---- Layouts, packing ----
 
-BufferLayout layout_of(const void* buf, int64_t count, MPI_Datatype type, const char* what) {
+BufferLayout layout_of(const void* buf, MPI_Count count, MPI_Datatype type, const char* what) {
   BufferLayout layout;
   int slot = predefined_slot(type);
   if (slot >= 0) {

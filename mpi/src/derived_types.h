@@ -149,7 +149,7 @@ struct BufferLayout {
   // What pack(layout, out) and unpack(in, n, layout) use; holding the layout keeps the
   // typemap alive after MPI_Type_free (a nonblocking receive unpacks at completion).
   void* buf = nullptr;
-  int64_t count = 0;
+  MPI_Count count = 0;
   std::shared_ptr<const Typemap> typemap;
 };
 
@@ -157,7 +157,7 @@ struct BufferLayout {
 // uncommitted datatype ("the <what> datatype is not committed"), MPI_ERR_BUFFER for a
 // NULL buffer whose data would start at NULL (a derived type may address absolute
 // locations from MPI_BOTTOM). `what` is "send", "receive", ... as for bytes_of.
-BufferLayout layout_of(const void* buf, int64_t count, MPI_Datatype type, const char* what);
+BufferLayout layout_of(const void* buf, MPI_Count count, MPI_Datatype type, const char* what);
 
 // Copies the data of `count` elements at `buf` to `out` (count * size bytes), in
 // typemap order. Works for any valid datatype; checks nothing but the handle.

@@ -4,7 +4,7 @@
 
 namespace weft::mpi {
 
-Message Message::over(const void* buf, int count, MPI_Datatype datatype, const char* what) {
+Message Message::over(const void* buf, MPI_Count count, MPI_Datatype datatype, const char* what) {
   Message m;
   if (std::optional<weft::Tensor> bytes = BlockBuffer::in_place(buf, count, datatype, what)) {
     m.tensor_ = *bytes;
@@ -15,13 +15,14 @@ Message Message::over(const void* buf, int count, MPI_Datatype datatype, const c
   return m;
 }
 
-Message Message::outgoing(const void* buf, int count, MPI_Datatype datatype, const char* what) {
+Message Message::outgoing(const void* buf, MPI_Count count, MPI_Datatype datatype,
+                          const char* what) {
   Message m = over(buf, count, datatype, what);
   m.pack();
   return m;
 }
 
-Message Message::incoming(void* buf, int count, MPI_Datatype datatype, const char* what) {
+Message Message::incoming(void* buf, MPI_Count count, MPI_Datatype datatype, const char* what) {
   return over(buf, count, datatype, what);
 }
 

@@ -21,8 +21,9 @@ namespace weft::mpi {
 
 class Message {
  public:
-  static Message outgoing(const void* buf, int count, MPI_Datatype datatype, const char* what);
-  static Message incoming(void* buf, int count, MPI_Datatype datatype, const char* what);
+  static Message outgoing(const void* buf, MPI_Count count, MPI_Datatype datatype,
+                          const char* what);
+  static Message incoming(void* buf, MPI_Count count, MPI_Datatype datatype, const char* what);
 
   const weft::Tensor& tensor() const { return tensor_; }
   // Packs the program's data again (a persistent send's each start); nothing unstaged.
@@ -38,7 +39,7 @@ class Message {
 
  private:
   // Most messages are one byte range of the program's memory: they cost no allocation.
-  static Message over(const void* buf, int count, MPI_Datatype datatype, const char* what);
+  static Message over(const void* buf, MPI_Count count, MPI_Datatype datatype, const char* what);
   weft::Tensor tensor_;
   std::optional<BlockBuffer> staged_;
 };

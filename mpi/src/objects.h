@@ -18,6 +18,8 @@
 namespace weft::mpi {
 struct Topology;
 struct Grequest;
+class AttachedBuffer;  // mpi/src/attached_buffer.h
+struct Partitioned;    // mpi/src/partitioned.cc
 }  // namespace weft::mpi
 
 struct MPI_ABI_Comm {
@@ -44,6 +46,8 @@ struct MPI_ABI_Comm {
   // Both groups again, in a context of their own: the intercommunicator collectives'
   // messages never meet the program's point-to-point ones.
   weft::Group collective_group;
+  // MPI_Comm_attach_buffer's buffer, which buffered sends on it use; null until then.
+  std::shared_ptr<weft::mpi::AttachedBuffer> buffer;
 };
 
 // A group: world ranks by rank in the group. MPI_GROUP_EMPTY is a predefined one.
@@ -75,6 +79,14 @@ struct MPI_ABI_Request {
   // Subtracted from the core's source rank for the status: an intercommunicator
   // receive's remote_offset, so MPI_SOURCE is a rank of the remote group.
   int source_offset = 0;
+  // Further operations the request completes with, waited for before `request`
+  // (MPI_Isendrecv's send, MPI_Buffer_iflush's buffered sends).
+  std::vector<weft::Request> also;
+  // Not done while this says so, whatever `request` says: a partitioned send whose
+  // partitions are not all ready has sent nothing yet.
+  std::function<bool()> held;
+  // A partitioned request's (MPI_Psend_init, MPI_Precv_init) partitions; null otherwise.
+  std::shared_ptr<weft::mpi::Partitioned> partitioned;
 };
 
 // A user error handler (MPI_Comm_create_errhandler); the predefined ones keep the

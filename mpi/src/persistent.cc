@@ -19,7 +19,7 @@ namespace {
 
 enum class Mode { kStandard, kSynchronous, kBuffered, kReceive };
 
-MPI_Request make_persistent(void* buf, int count, MPI_Datatype datatype, int peer, int tag,
+MPI_Request make_persistent(void* buf, MPI_Count count, MPI_Datatype datatype, int peer, int tag,
                             MPI_Comm comm, Mode mode, const char* function) {
   const MPI_ABI_Comm& c = communicator(comm, function);
   bool receive = mode == Mode::kReceive;
@@ -56,7 +56,9 @@ MPI_Request make_persistent(void* buf, int count, MPI_Datatype datatype, int pee
         started.request = weft::issend(message.tensor(), core_peer, core_tag_value, group);
         return;
       case Mode::kBuffered:
-        weft::mpi::buffered_send(message.tensor(), core_peer, core_tag_value, group);
+        // The buffer attached at each start: the communicator's, or the process's.
+        weft::mpi::buffered_send(message.tensor(), core_peer, core_tag_value,
+                                 weft::mpi::comm_of(comm));
         return;
       case Mode::kStandard:
         started.request = weft::isend(message.tensor(), core_peer, core_tag_value, group);
@@ -87,6 +89,15 @@ int PMPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
 }
 WEFT_MPI_ALIAS(Send_init)
 
+int PMPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                     MPI_Comm comm, MPI_Request* request) {
+  return mpi_call("MPI_Send_init_c", comm, [&] {
+    *request = make_persistent(const_cast<void*>(buf), count, datatype, dest, tag, comm,
+                               Mode::kStandard, "MPI_Send_init_c");
+  });
+}
+WEFT_MPI_ALIAS(Send_init_c)
+
 int PMPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                     MPI_Comm comm, MPI_Request* request) {
   return mpi_call("MPI_Ssend_init", comm, [&] {
@@ -95,6 +106,15 @@ int PMPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest,
   });
 }
 WEFT_MPI_ALIAS(Ssend_init)
+
+int PMPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                      MPI_Comm comm, MPI_Request* request) {
+  return mpi_call("MPI_Ssend_init_c", comm, [&] {
+    *request = make_persistent(const_cast<void*>(buf), count, datatype, dest, tag, comm,
+                               Mode::kSynchronous, "MPI_Ssend_init_c");
+  });
+}
+WEFT_MPI_ALIAS(Ssend_init_c)
 
 int PMPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                     MPI_Comm comm, MPI_Request* request) {
@@ -106,6 +126,15 @@ int PMPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest,
 }
 WEFT_MPI_ALIAS(Rsend_init)
 
+int PMPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                      MPI_Comm comm, MPI_Request* request) {
+  return mpi_call("MPI_Rsend_init_c", comm, [&] {
+    *request = make_persistent(const_cast<void*>(buf), count, datatype, dest, tag, comm,
+                               Mode::kStandard, "MPI_Rsend_init_c");
+  });
+}
+WEFT_MPI_ALIAS(Rsend_init_c)
+
 int PMPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                     MPI_Comm comm, MPI_Request* request) {
   return mpi_call("MPI_Bsend_init", comm, [&] {
@@ -115,6 +144,15 @@ int PMPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest,
 }
 WEFT_MPI_ALIAS(Bsend_init)
 
+int PMPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                      MPI_Comm comm, MPI_Request* request) {
+  return mpi_call("MPI_Bsend_init_c", comm, [&] {
+    *request = make_persistent(const_cast<void*>(buf), count, datatype, dest, tag, comm,
+                               Mode::kBuffered, "MPI_Bsend_init_c");
+  });
+}
+WEFT_MPI_ALIAS(Bsend_init_c)
+
 int PMPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                    MPI_Request* request) {
   return mpi_call("MPI_Recv_init", comm, [&] {
@@ -123,6 +161,15 @@ int PMPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int 
   });
 }
 WEFT_MPI_ALIAS(Recv_init)
+
+int PMPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                     MPI_Comm comm, MPI_Request* request) {
+  return mpi_call("MPI_Recv_init_c", comm, [&] {
+    *request =
+        make_persistent(buf, count, datatype, source, tag, comm, Mode::kReceive, "MPI_Recv_init_c");
+  });
+}
+WEFT_MPI_ALIAS(Recv_init_c)
 
 int PMPI_Start(MPI_Request* request) {
   MPI_Comm comm = MPI_COMM_WORLD;

@@ -1,6 +1,8 @@
 // Point-to-point messages. Every message travels as bytes: the core's receive takes the
 // first message matching source and tag, in order, which is MPI's matching rule, and
 // refuses one larger than the buffer (MPI_ERR_TRUNCATE) without writing anything.
+// Each function and its large-count form (MPI_Send_c...) share one body whose count is
+// an MPI_Count: a message's size is computed in 64 bits from there on.
 #include <string>
 
 #include "mpi/src/arguments.h"
@@ -18,11 +20,12 @@ using weft::mpi::Message;
 using weft::mpi::mpi_call;
 using weft::mpi::MpiError;
 
-extern "C" {
+namespace {
 
-int PMPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-  return mpi_call("MPI_Send", comm, [&] {
-    weft::mpi::require_initialized("MPI_Send");
+int send(const char* function, const void* buf, MPI_Count count, MPI_Datatype datatype, int dest,
+         int tag, MPI_Comm comm) {
+  return mpi_call(function, comm, [&] {
+    weft::mpi::require_initialized(function);
     MPI_ABI_Comm& c = comm_of(comm);
     Message message = Message::outgoing(buf, count, datatype, "send");
     int core_tag_value = core_tag(tag, false);
@@ -30,12 +33,11 @@ int PMPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int t
     weft::send(message.tensor(), core_rank(c, dest, false, "destination"), core_tag_value, c.group);
   });
 }
-WEFT_MPI_ALIAS(Send)
 
-int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-              MPI_Status* status) {
-  return mpi_call("MPI_Recv", comm, [&] {
-    weft::mpi::require_initialized("MPI_Recv");
+int recv(const char* function, void* buf, MPI_Count count, MPI_Datatype datatype, int source,
+         int tag, MPI_Comm comm, MPI_Status* status) {
+  return mpi_call(function, comm, [&] {
+    weft::mpi::require_initialized(function);
     MPI_ABI_Comm& c = comm_of(comm);
     Message message = Message::incoming(buf, count, datatype, "receive");
     int core_tag_value = core_tag(tag, true);
@@ -50,12 +52,11 @@ int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, 
     weft::mpi::set_status(status, weft::mpi::comm_source(c, r.source()), r.tag(), r.bytes());
   });
 }
-WEFT_MPI_ALIAS(Recv)
 
-int PMPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-               MPI_Request* request) {
-  return mpi_call("MPI_Isend", comm, [&] {
-    weft::mpi::require_initialized("MPI_Isend");
+int isend(const char* function, const void* buf, MPI_Count count, MPI_Datatype datatype, int dest,
+          int tag, MPI_Comm comm, MPI_Request* request) {
+  return mpi_call(function, comm, [&] {
+    weft::mpi::require_initialized(function);
     MPI_ABI_Comm& c = comm_of(comm);
     Message message = Message::outgoing(buf, count, datatype, "send");
     int core_tag_value = core_tag(tag, false);
@@ -68,12 +69,11 @@ int PMPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
     *request = r;
   });
 }
-WEFT_MPI_ALIAS(Isend)
 
-int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-               MPI_Request* request) {
-  return mpi_call("MPI_Irecv", comm, [&] {
-    weft::mpi::require_initialized("MPI_Irecv");
+int irecv(const char* function, void* buf, MPI_Count count, MPI_Datatype datatype, int source,
+          int tag, MPI_Comm comm, MPI_Request* request) {
+  return mpi_call(function, comm, [&] {
+    weft::mpi::require_initialized(function);
     MPI_ABI_Comm& c = comm_of(comm);
     Message message = Message::incoming(buf, count, datatype, "receive");
     int core_tag_value = core_tag(tag, true);
@@ -93,13 +93,12 @@ int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag,
     *request = r;
   });
 }
-WEFT_MPI_ALIAS(Irecv)
 
-int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
-                  MPI_Comm comm, MPI_Status* status) {
-  return mpi_call("MPI_Sendrecv", comm, [&] {
-    weft::mpi::require_initialized("MPI_Sendrecv");
+int sendrecv(const char* function, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+             int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+             int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+  return mpi_call(function, comm, [&] {
+    weft::mpi::require_initialized(function);
     MPI_ABI_Comm& c = comm_of(comm);
     Message out = Message::outgoing(sendbuf, sendcount, sendtype, "send");
     Message in = Message::incoming(recvbuf, recvcount, recvtype, "receive");
@@ -115,7 +114,98 @@ int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
                           received.bytes());
   });
 }
+
+}  // namespace
+
+extern "C" {
+
+int PMPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+  return send("MPI_Send", buf, count, datatype, dest, tag, comm);
+}
+WEFT_MPI_ALIAS(Send)
+
+int PMPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                MPI_Comm comm) {
+  return send("MPI_Send_c", buf, count, datatype, dest, tag, comm);
+}
+WEFT_MPI_ALIAS(Send_c)
+
+int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Status* status) {
+  return recv("MPI_Recv", buf, count, datatype, source, tag, comm, status);
+}
+WEFT_MPI_ALIAS(Recv)
+
+int PMPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                MPI_Comm comm, MPI_Status* status) {
+  return recv("MPI_Recv_c", buf, count, datatype, source, tag, comm, status);
+}
+WEFT_MPI_ALIAS(Recv_c)
+
+int PMPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request* request) {
+  return isend("MPI_Isend", buf, count, datatype, dest, tag, comm, request);
+}
+WEFT_MPI_ALIAS(Isend)
+
+int PMPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm, MPI_Request* request) {
+  return isend("MPI_Isend_c", buf, count, datatype, dest, tag, comm, request);
+}
+WEFT_MPI_ALIAS(Isend_c)
+
+int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+               MPI_Request* request) {
+  return irecv("MPI_Irecv", buf, count, datatype, source, tag, comm, request);
+}
+WEFT_MPI_ALIAS(Irecv)
+
+int PMPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                 MPI_Comm comm, MPI_Request* request) {
+  return irecv("MPI_Irecv_c", buf, count, datatype, source, tag, comm, request);
+}
+WEFT_MPI_ALIAS(Irecv_c)
+
+// A ready send is a standard send (the standard allows it).
+int PMPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+               MPI_Comm comm) {
+  return send("MPI_Rsend", buf, count, datatype, dest, tag, comm);
+}
+WEFT_MPI_ALIAS(Rsend)
+
+int PMPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm) {
+  return send("MPI_Rsend_c", buf, count, datatype, dest, tag, comm);
+}
+WEFT_MPI_ALIAS(Rsend_c)
+
+int PMPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request* request) {
+  return isend("MPI_Irsend", buf, count, datatype, dest, tag, comm, request);
+}
+WEFT_MPI_ALIAS(Irsend)
+
+int PMPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request* request) {
+  return isend("MPI_Irsend_c", buf, count, datatype, dest, tag, comm, request);
+}
+WEFT_MPI_ALIAS(Irsend_c)
+
+int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                  MPI_Comm comm, MPI_Status* status) {
+  return sendrecv("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
+                  recvtype, source, recvtag, comm, status);
+}
 WEFT_MPI_ALIAS(Sendrecv)
+
+int PMPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                    int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                    int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+  return sendrecv("MPI_Sendrecv_c", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
+                  recvtype, source, recvtag, comm, status);
+}
+WEFT_MPI_ALIAS(Sendrecv_c)
 
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
   return mpi_call("MPI_Probe", comm, [&] {

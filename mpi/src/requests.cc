@@ -33,6 +33,10 @@ void fill_status(const MPI_ABI_Request& r, MPI_Status* status) {
 bool is_done(MPI_Request request) {
   MPI_ABI_Request& r = request_of(request);
   if (r.generalized) return grequest_done(*r.generalized);
+  if (r.held && r.held()) return false;
+  for (const weft::Request& other : r.also) {
+    if (!other.is_completed()) return false;
+  }
   return r.proc_null || !r.request.valid() || r.request.is_completed();
 }
 
@@ -60,12 +64,19 @@ void complete(MPI_Request* request, MPI_Status* status) {
     if (r.restart) {  // persistent: kept for the next MPI_Start
       r.active = false;
       r.request = weft::Request();
+      r.also.clear();
       return;
     }
     r.magic = 0;
     delete &r;
     *request = MPI_REQUEST_NULL;
   };
+  try {
+    for (const weft::Request& other : r.also) other.wait();
+  } catch (...) {
+    release();
+    throw;
+  }
   if (r.proc_null) {
     fill_status(r, status);
     release();
@@ -263,6 +274,9 @@ int PMPI_Request_free(MPI_Request* request) {
     // The operation goes on; MPI_Finalize waits for it if nobody else does.
     if (r.request.valid() && !r.request.is_completed()) {
       weft::mpi::library().detached.push_back(r.request);
+    }
+    for (const weft::Request& other : r.also) {
+      if (!other.is_completed()) weft::mpi::library().detached.push_back(other);
     }
     r.magic = 0;
     delete &r;

@@ -133,4 +133,44 @@ ProbeResult probe(int src, int tag, const Group& group, Timeout timeout) {
   return runtime::context("probe").engine->probe(*g, src, tag, t);
 }
 
+namespace {
+
+MatchedMessage matched(const std::shared_ptr<p2p::UnexpectedMessage>& message) {
+  const transport::FrameHeader& h = message->header;
+  return runtime::Handles::matched(
+      ProbeResult{h.src, h.tag, h.msg_bytes, static_cast<DType>(h.dtype)}, message);
+}
+
+}  // namespace
+
+std::optional<MatchedMessage> improbe(int src, int tag, const Group& group) {
+  const GroupPtr& g = validate_probe("improbe", src, tag, group);
+  auto message = runtime::context("improbe").engine->iclaim(*g, src, tag);
+  if (!message) return std::nullopt;
+  return matched(message);
+}
+
+MatchedMessage mprobe(int src, int tag, const Group& group, Timeout timeout) {
+  const GroupPtr& g = validate_probe("mprobe", src, tag, group);
+  Timeout t = timeout.count() >= 0 ? timeout : g->timeout;
+  return matched(runtime::context("mprobe").engine->claim(*g, src, tag, t));
+}
+
+Request imrecv(const Tensor& tensor, MatchedMessage message, const Group& group) {
+  runtime::Checker check("imrecv", group);
+  check.tensor(tensor, "the tensor");
+  const GroupPtr& g = check.group();
+  auto queued =
+      std::static_pointer_cast<p2p::UnexpectedMessage>(runtime::Handles::message(message));
+  if (!queued) throw InvalidArgument("imrecv: the matched message is not valid");
+  if (queued->header.comm != g->comm) {
+    throw InvalidArgument("imrecv: the message was matched in another group");
+  }
+  if (runtime::on_device(tensor)) [[unlikely]] {
+    throw InvalidArgument("imrecv: a device tensor cannot receive a matched message");
+  }
+  return runtime::Handles::request(
+      runtime::context("imrecv").engine->receive_claimed(g, tensor, queued));
+}
+
 }  // namespace weft

@@ -55,6 +55,7 @@ const std::vector<std::string> kStandardPrograms = {
     "intercomm",
     "intercomm_collectives",
     "alltoallw",
+    "mprobe",
 };
 // clang-format on
 
@@ -73,6 +74,10 @@ const std::vector<std::string> kNewerStandardPrograms = {
     "sessions",
     "persistent_collectives",
     "large_count_collectives",
+    "partitioned",
+    "isendrecv",
+    "large_count_p2p",
+    "buffers",
 };
 // clang-format on
 
