@@ -35,6 +35,8 @@ const std::vector<std::string> kStandardPrograms = {
 // so they run with weft only. One per line, so that additions merge cleanly.
 const std::vector<std::string> kNewerStandardPrograms = {
     "abi_handles",
+    "type_contents",
+    "type_layouts",
 };
 
 // What weft accepts beyond the standard (which Open MPI refuses), and errors weft
