@@ -59,12 +59,13 @@ std::byte* address(const void* base, int64_t offset) {
 
 class BasicBuilder {
  public:
-  void add_run(uint64_t size, uint64_t repeat) {
+  void add_run(uint64_t size, uint64_t repeat, MPI_Datatype type) {
     if (size == 0 || repeat == 0) return;
-    if (!node_.items.empty() && !node_.items.back().inner && node_.items.back().size == size) {
+    if (!node_.items.empty() && !node_.items.back().inner && node_.items.back().size == size &&
+        node_.items.back().type == type) {
       node_.items.back().repeat += repeat;
     } else {
-      node_.items.push_back({size, repeat, nullptr});
+      node_.items.push_back({size, repeat, nullptr, type});
     }
     node_.bytes = checked_uadd(node_.bytes, checked_umul(size, repeat, "size"), "size");
     node_.count = checked_uadd(node_.count, repeat, "basic element count");
@@ -73,13 +74,14 @@ class BasicBuilder {
   void add_copies(const std::shared_ptr<const BasicNode>& inner, uint64_t n) {
     if (n == 0 || inner == nullptr || inner->count == 0) return;
     if (inner->items.size() == 1 && !inner->items[0].inner) {
-      add_run(inner->items[0].size, checked_umul(inner->items[0].repeat, n, "size"));
+      add_run(inner->items[0].size, checked_umul(inner->items[0].repeat, n, "size"),
+              inner->items[0].type);
       return;
     }
     if (!node_.items.empty() && node_.items.back().inner == inner) {
       node_.items.back().repeat += n;
     } else {
-      node_.items.push_back({0, n, inner});
+      node_.items.push_back({0, n, inner, MPI_DATATYPE_NULL});
     }
     node_.bytes = checked_uadd(node_.bytes, checked_umul(inner->bytes, n, "size"), "size");
     node_.count = checked_uadd(node_.count, checked_umul(inner->count, n, "basic element count"),
@@ -260,26 +262,30 @@ class TypemapBuilder {
 
 struct PairLayout {
   uint64_t value_size, index_offset, index_size, alignment;
+  MPI_Datatype value_type, index_type;
 };
 
 template <typename V, typename I>
-PairLayout pair_layout() {
+PairLayout pair_layout(MPI_Datatype value_type, MPI_Datatype index_type) {
   struct P {
     V value;
     I index;
   };
-  return {sizeof(V), offsetof(P, index), sizeof(I), alignof(P)};
+  return {sizeof(V), offsetof(P, index), sizeof(I), alignof(P), value_type, index_type};
 }
 
 std::optional<PairLayout> pair_of(MPI_Datatype t) {
-  if (t == MPI_FLOAT_INT) return pair_layout<float, int>();
-  if (t == MPI_DOUBLE_INT) return pair_layout<double, int>();
-  if (t == MPI_LONG_INT) return pair_layout<long, int>();
-  if (t == MPI_2INT || t == MPI_2INTEGER) return pair_layout<int, int>();
-  if (t == MPI_SHORT_INT) return pair_layout<short, int>();
-  if (t == MPI_LONG_DOUBLE_INT) return pair_layout<long double, int>();
-  if (t == MPI_2REAL) return pair_layout<float, float>();
-  if (t == MPI_2DOUBLE_PRECISION) return pair_layout<double, double>();
+  if (t == MPI_FLOAT_INT) return pair_layout<float, int>(MPI_FLOAT, MPI_INT);
+  if (t == MPI_DOUBLE_INT) return pair_layout<double, int>(MPI_DOUBLE, MPI_INT);
+  if (t == MPI_LONG_INT) return pair_layout<long, int>(MPI_LONG, MPI_INT);
+  if (t == MPI_2INT) return pair_layout<int, int>(MPI_INT, MPI_INT);
+  if (t == MPI_2INTEGER) return pair_layout<int, int>(MPI_INTEGER, MPI_INTEGER);
+  if (t == MPI_SHORT_INT) return pair_layout<short, int>(MPI_SHORT, MPI_INT);
+  if (t == MPI_LONG_DOUBLE_INT) return pair_layout<long double, int>(MPI_LONG_DOUBLE, MPI_INT);
+  if (t == MPI_2REAL) return pair_layout<float, float>(MPI_REAL, MPI_REAL);
+  if (t == MPI_2DOUBLE_PRECISION) {
+    return pair_layout<double, double>(MPI_DOUBLE_PRECISION, MPI_DOUBLE_PRECISION);
+  }
   return std::nullopt;
 }
 
@@ -302,13 +308,13 @@ std::shared_ptr<const Typemap> predefined_typemap(MPI_Datatype handle, const Typ
     } else {
       t.segments.push_back({static_cast<int64_t>(pair->index_offset), pair->index_size});
     }
-    basics.add_run(pair->value_size, 1);
-    basics.add_run(pair->index_size, 1);
+    basics.add_run(pair->value_size, 1, pair->value_type);
+    basics.add_run(pair->index_size, 1, pair->index_type);
     t.true_extent = static_cast<int64_t>(pair->index_offset + pair->index_size);
     t.alignment = pair->alignment;
   } else {
     t.segments.push_back({0, info.size});
-    basics.add_run(info.size, 1);
+    basics.add_run(info.size, 1, handle);
     t.true_extent = static_cast<int64_t>(info.size);
     // A complex number aligns as its parts do.
     t.alignment = info.family == Family::kComplex ? power_of_two_alignment(info.extent / 2)
@@ -377,25 +383,25 @@ MPI_Datatype new_handle(std::shared_ptr<const Typemap> typemap) {
   return object;
 }
 
-void check_count(int count, const char* what) {
+void check_count(int64_t count, const char* what) {
   if (count < 0) {
     throw MpiError(MPI_ERR_COUNT, std::string(what) + " " + std::to_string(count) + " is negative");
   }
 }
 
-void check_blocklength(int blocklength, const std::string& what) {
+void check_blocklength(int64_t blocklength, const std::string& what) {
   if (blocklength < 0) {
     throw MpiError(MPI_ERR_ARG, what + " " + std::to_string(blocklength) + " is negative");
   }
 }
 
-void check_array(int count, const void* array, const char* what) {
+void check_array(int64_t count, const void* array, const char* what) {
   if (count > 0 && array == nullptr) {
     throw MpiError(MPI_ERR_ARG, std::string(what) + " is NULL with count " + std::to_string(count));
   }
 }
 
-std::string indexed(const char* array, int i) {
+std::string indexed(const char* array, int64_t i) {
   return std::string(array) + "[" + std::to_string(i) + "]";
 }
 
@@ -457,7 +463,7 @@ void set_datatype_name(MPI_Datatype type, const std::string& name) {
 
 // ---- Constructors ----
 
-MPI_Datatype make_contiguous(int count, MPI_Datatype oldtype) {
+MPI_Datatype make_contiguous(MPI_Count count, MPI_Datatype oldtype) {
   check_count(count, "count");
   const Typemap& t = *typemap_of(oldtype, "oldtype");
   TypemapBuilder b;
@@ -465,93 +471,141 @@ MPI_Datatype make_contiguous(int count, MPI_Datatype oldtype) {
   return new_handle(b.finish());
 }
 
-MPI_Datatype make_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype) {
+MPI_Datatype make_hvector(MPI_Count count, MPI_Count blocklength, MPI_Aint stride,
+                          MPI_Datatype oldtype) {
   check_count(count, "count");
   check_blocklength(blocklength, "blocklength");
   const Typemap& t = *typemap_of(oldtype, "oldtype");
   TypemapBuilder b;
-  for (int i = 0; i < count; ++i) {
+  for (MPI_Count i = 0; i < count; ++i) {
     b.add(t, checked_mul(i, stride, "displacement"), static_cast<uint64_t>(blocklength));
   }
   return new_handle(b.finish());
 }
 
-MPI_Datatype make_vector(int count, int blocklength, int stride, MPI_Datatype oldtype) {
+MPI_Datatype make_vector(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+                         MPI_Datatype oldtype) {
   check_count(count, "count");
   check_blocklength(blocklength, "blocklength");
   const Typemap& t = *typemap_of(oldtype, "oldtype");
   return make_hvector(count, blocklength, checked_mul(stride, t.extent, "stride"), oldtype);
 }
 
-MPI_Datatype make_hindexed(int count, const int blocklengths[], const MPI_Aint displacements[],
-                           MPI_Datatype oldtype) {
+namespace {
+
+template <typename Length>
+MPI_Datatype hindexed_of(MPI_Count count, const Length blocklengths[],
+                         const MPI_Aint displacements[], MPI_Datatype oldtype) {
   check_count(count, "count");
   check_array(count, blocklengths, "array_of_blocklengths");
   check_array(count, displacements, "array_of_displacements");
-  for (int i = 0; i < count; ++i) {
+  for (MPI_Count i = 0; i < count; ++i) {
     check_blocklength(blocklengths[i], indexed("array_of_blocklengths", i));
   }
   const Typemap& t = *typemap_of(oldtype, "oldtype");
   TypemapBuilder b;
-  for (int i = 0; i < count; ++i) {
+  for (MPI_Count i = 0; i < count; ++i) {
     b.add(t, displacements[i], static_cast<uint64_t>(blocklengths[i]));
   }
   return new_handle(b.finish());
 }
 
-MPI_Datatype make_indexed(int count, const int blocklengths[], const int displacements[],
-                          MPI_Datatype oldtype) {
+// Displacements counted in old-type extents, as bytes.
+template <typename Displacement>
+std::vector<MPI_Aint> in_bytes(MPI_Count count, const Displacement displacements[],
+                               MPI_Datatype oldtype) {
   check_count(count, "count");
-  check_array(count, blocklengths, "array_of_blocklengths");
   check_array(count, displacements, "array_of_displacements");
   const Typemap& t = *typemap_of(oldtype, "oldtype");
   std::vector<MPI_Aint> bytes(static_cast<size_t>(count));
-  for (int i = 0; i < count; ++i)
+  for (MPI_Count i = 0; i < count; ++i) {
     bytes[i] = checked_mul(displacements[i], t.extent, "displacement");
-  return make_hindexed(count, blocklengths, bytes.data(), oldtype);
+  }
+  return bytes;
 }
 
-MPI_Datatype make_hindexed_block(int count, int blocklength, const MPI_Aint displacements[],
-                                 MPI_Datatype oldtype) {
+}  // namespace
+
+MPI_Datatype make_hindexed(int count, const int blocklengths[], const MPI_Aint displacements[],
+                           MPI_Datatype oldtype) {
+  return hindexed_of(count, blocklengths, displacements, oldtype);
+}
+
+MPI_Datatype make_hindexed(MPI_Count count, const MPI_Count blocklengths[],
+                           const MPI_Aint displacements[], MPI_Datatype oldtype) {
+  return hindexed_of(count, blocklengths, displacements, oldtype);
+}
+
+MPI_Datatype make_indexed(int count, const int blocklengths[], const int displacements[],
+                          MPI_Datatype oldtype) {
+  check_array(count, blocklengths, "array_of_blocklengths");
+  return hindexed_of(count, blocklengths, in_bytes(count, displacements, oldtype).data(), oldtype);
+}
+
+MPI_Datatype make_indexed(MPI_Count count, const MPI_Count blocklengths[],
+                          const MPI_Count displacements[], MPI_Datatype oldtype) {
+  check_array(count, blocklengths, "array_of_blocklengths");
+  return hindexed_of(count, blocklengths, in_bytes(count, displacements, oldtype).data(), oldtype);
+}
+
+MPI_Datatype make_hindexed_block(MPI_Count count, MPI_Count blocklength,
+                                 const MPI_Aint displacements[], MPI_Datatype oldtype) {
   check_count(count, "count");
   check_blocklength(blocklength, "blocklength");
   check_array(count, displacements, "array_of_displacements");
   const Typemap& t = *typemap_of(oldtype, "oldtype");
   TypemapBuilder b;
-  for (int i = 0; i < count; ++i) {
+  for (MPI_Count i = 0; i < count; ++i) {
     b.add(t, displacements[i], static_cast<uint64_t>(blocklength));
   }
   return new_handle(b.finish());
 }
 
-MPI_Datatype make_indexed_block(int count, int blocklength, const int displacements[],
+MPI_Datatype make_indexed_block(MPI_Count count, MPI_Count blocklength, const int displacements[],
                                 MPI_Datatype oldtype) {
-  check_count(count, "count");
   check_blocklength(blocklength, "blocklength");
-  check_array(count, displacements, "array_of_displacements");
-  const Typemap& t = *typemap_of(oldtype, "oldtype");
-  std::vector<MPI_Aint> bytes(static_cast<size_t>(count));
-  for (int i = 0; i < count; ++i)
-    bytes[i] = checked_mul(displacements[i], t.extent, "displacement");
-  return make_hindexed_block(count, blocklength, bytes.data(), oldtype);
+  return make_hindexed_block(count, blocklength, in_bytes(count, displacements, oldtype).data(),
+                             oldtype);
 }
 
-MPI_Datatype make_struct(int count, const int blocklengths[], const MPI_Aint displacements[],
-                         const MPI_Datatype types[]) {
+MPI_Datatype make_indexed_block(MPI_Count count, MPI_Count blocklength,
+                                const MPI_Count displacements[], MPI_Datatype oldtype) {
+  check_blocklength(blocklength, "blocklength");
+  return make_hindexed_block(count, blocklength, in_bytes(count, displacements, oldtype).data(),
+                             oldtype);
+}
+
+namespace {
+
+template <typename Length>
+MPI_Datatype struct_of(MPI_Count count, const Length blocklengths[], const MPI_Aint displacements[],
+                       const MPI_Datatype types[]) {
   check_count(count, "count");
   check_array(count, blocklengths, "array_of_blocklengths");
   check_array(count, displacements, "array_of_displacements");
   check_array(count, types, "array_of_types");
   std::vector<const Typemap*> typemaps(static_cast<size_t>(count));
-  for (int i = 0; i < count; ++i) {
+  for (MPI_Count i = 0; i < count; ++i) {
     check_blocklength(blocklengths[i], indexed("array_of_blocklengths", i));
     typemaps[i] = typemap_of(types[i], indexed("array_of_types", i).c_str()).get();
   }
   TypemapBuilder b;
-  for (int i = 0; i < count; ++i) {
+  for (MPI_Count i = 0; i < count; ++i) {
     b.add(*typemaps[i], displacements[i], static_cast<uint64_t>(blocklengths[i]));
   }
   return new_handle(b.finish());
+}
+
+}  // namespace
+
+MPI_Datatype make_struct(int count, const int blocklengths[], const MPI_Aint displacements[],
+                         const MPI_Datatype types[]) {
+  return struct_of(count, blocklengths, displacements, types);
+}
+
+MPI_Datatype make_struct(MPI_Count count, const MPI_Count blocklengths[],
+                         const MPI_Aint displacements[], const MPI_Datatype types[]) {
+  return struct_of(count, blocklengths, displacements, types);
 }
 
 MPI_Datatype make_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent) {
@@ -585,6 +639,10 @@ void free_datatype(MPI_Datatype* type) {
                                      " is a predefined datatype and cannot be freed");
   }
   MPI_ABI_Datatype& object = derived_of(*type);
+  if (object.permanent) {
+    throw MpiError(MPI_ERR_TYPE,
+                   "a datatype from MPI_Type_create_f90_* is predefined and cannot be freed");
+  }
   object.magic = 0;  // a later use of the stale handle is an error, not a crash
   delete &object;
   *type = MPI_DATATYPE_NULL;

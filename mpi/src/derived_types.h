@@ -36,6 +36,9 @@ struct BasicItem {
   uint64_t size = 0;  // a run of `repeat` basic elements of `size` bytes each, or
   uint64_t repeat = 0;
   std::shared_ptr<const BasicNode> inner;  // when set: `repeat` copies of this node
+  // The predefined type of the run's elements (a pair type's value and index are runs of
+  // their own), for conversions such as external32; MPI_DATATYPE_NULL with `inner`.
+  MPI_Datatype type = MPI_DATATYPE_NULL;
 };
 struct BasicNode {
   std::vector<BasicItem> items;
@@ -72,6 +75,14 @@ struct Typemap {
 
 }  // namespace weft::mpi
 
+namespace weft::mpi {
+
+// How a derived datatype was made: MPI_Type_get_envelope and MPI_Type_get_contents
+// answer from it (type_recipes.h records it).
+struct Recipe;
+
+}  // namespace weft::mpi
+
 // A derived datatype's handle is the address of one of these.
 struct MPI_ABI_Datatype {
   static constexpr uint32_t kMagic = 0x57445450;  // "WDTP"
@@ -79,6 +90,10 @@ struct MPI_ABI_Datatype {
   std::shared_ptr<const weft::mpi::Typemap> typemap;
   std::string name;  // MPI_Type_set_name; "" until set
   bool committed = false;
+  // Its constructor and arguments; null for a type no MPI constructor made.
+  std::shared_ptr<const weft::mpi::Recipe> recipe;
+  // Made by MPI_Type_create_f90_*: shared by every caller, so never freed.
+  bool permanent = false;
 };
 
 namespace weft::mpi {
@@ -115,27 +130,39 @@ void set_datatype_name(MPI_Datatype type, const std::string& name);
 // a C struct's size is; only struct and the byte-strided h variants can need it. Open
 // MPI does the same (MPICH pads structs only). ----
 
-MPI_Datatype make_contiguous(int count, MPI_Datatype oldtype);
-MPI_Datatype make_vector(int count, int blocklength, int stride, MPI_Datatype oldtype);
-MPI_Datatype make_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype);
+MPI_Datatype make_contiguous(MPI_Count count, MPI_Datatype oldtype);
+MPI_Datatype make_vector(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+                         MPI_Datatype oldtype);
+MPI_Datatype make_hvector(MPI_Count count, MPI_Count blocklength, MPI_Aint stride,
+                          MPI_Datatype oldtype);
+// The arrays come as int (the MPI-3 functions) or MPI_Count (their _c forms).
 MPI_Datatype make_indexed(int count, const int blocklengths[], const int displacements[],
                           MPI_Datatype oldtype);
+MPI_Datatype make_indexed(MPI_Count count, const MPI_Count blocklengths[],
+                          const MPI_Count displacements[], MPI_Datatype oldtype);
 MPI_Datatype make_hindexed(int count, const int blocklengths[], const MPI_Aint displacements[],
                            MPI_Datatype oldtype);
-MPI_Datatype make_indexed_block(int count, int blocklength, const int displacements[],
+MPI_Datatype make_hindexed(MPI_Count count, const MPI_Count blocklengths[],
+                           const MPI_Aint displacements[], MPI_Datatype oldtype);
+MPI_Datatype make_indexed_block(MPI_Count count, MPI_Count blocklength, const int displacements[],
                                 MPI_Datatype oldtype);
-MPI_Datatype make_hindexed_block(int count, int blocklength, const MPI_Aint displacements[],
-                                 MPI_Datatype oldtype);
+MPI_Datatype make_indexed_block(MPI_Count count, MPI_Count blocklength,
+                                const MPI_Count displacements[], MPI_Datatype oldtype);
+MPI_Datatype make_hindexed_block(MPI_Count count, MPI_Count blocklength,
+                                 const MPI_Aint displacements[], MPI_Datatype oldtype);
 // With explicit bounds (a member made by MPI_Type_create_resized), the bounds are those
 // of the members that have them, as the standard's lb and ub markers are.
 MPI_Datatype make_struct(int count, const int blocklengths[], const MPI_Aint displacements[],
                          const MPI_Datatype types[]);
+MPI_Datatype make_struct(MPI_Count count, const MPI_Count blocklengths[],
+                         const MPI_Aint displacements[], const MPI_Datatype types[]);
 MPI_Datatype make_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent);
 // Same typemap and committed state; the name is not copied.
 MPI_Datatype make_dup(MPI_Datatype oldtype);
 // MPI_Type_commit: a no-op on a predefined type.
 void commit_datatype(MPI_Datatype type);
-// MPI_Type_free: sets *type to MPI_DATATYPE_NULL; MPI_ERR_TYPE for a predefined type.
+// MPI_Type_free: sets *type to MPI_DATATYPE_NULL; MPI_ERR_TYPE for a predefined type
+// (or one of MPI_Type_create_f90_*'s).
 // Types built from it, and pending operations holding its typemap, are unaffected.
 void free_datatype(MPI_Datatype* type);
 

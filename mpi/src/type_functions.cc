@@ -12,9 +12,11 @@
 #include "mpi/src/export.h"
 #include "mpi/src/keyvals.h"
 #include "mpi/src/objects.h"
+#include "mpi/src/type_recipes.h"
 
 using weft::mpi::mpi_call;
 using weft::mpi::MpiError;
+using weft::mpi::RecipeWriter;
 using weft::mpi::require_pointer;
 
 namespace {
@@ -34,22 +36,38 @@ int construct(const char* function, MPI_Datatype* newtype, Make&& make) {
 extern "C" {
 
 int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return construct("MPI_Type_contiguous", newtype,
-                   [&] { return weft::mpi::make_contiguous(count, oldtype); });
+  return construct("MPI_Type_contiguous", newtype, [&] {
+    return RecipeWriter(MPI_COMBINER_CONTIGUOUS, false)
+        .count(count)
+        .type(oldtype)
+        .attach(weft::mpi::make_contiguous(count, oldtype));
+  });
 }
 WEFT_MPI_ALIAS(Type_contiguous)
 
 int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
                      MPI_Datatype* newtype) {
-  return construct("MPI_Type_vector", newtype,
-                   [&] { return weft::mpi::make_vector(count, blocklength, stride, oldtype); });
+  return construct("MPI_Type_vector", newtype, [&] {
+    return RecipeWriter(MPI_COMBINER_VECTOR, false)
+        .count(count)
+        .count(blocklength)
+        .count(stride)
+        .type(oldtype)
+        .attach(weft::mpi::make_vector(count, blocklength, stride, oldtype));
+  });
 }
 WEFT_MPI_ALIAS(Type_vector)
 
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                              MPI_Datatype* newtype) {
-  return construct("MPI_Type_create_hvector", newtype,
-                   [&] { return weft::mpi::make_hvector(count, blocklength, stride, oldtype); });
+  return construct("MPI_Type_create_hvector", newtype, [&] {
+    return RecipeWriter(MPI_COMBINER_HVECTOR, false)
+        .count(count)
+        .count(blocklength)
+        .address(stride)
+        .type(oldtype)
+        .attach(weft::mpi::make_hvector(count, blocklength, stride, oldtype));
+  });
 }
 WEFT_MPI_ALIAS(Type_create_hvector)
 
@@ -57,7 +75,14 @@ int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
                       const int array_of_displacements[], MPI_Datatype oldtype,
                       MPI_Datatype* newtype) {
   return construct("MPI_Type_indexed", newtype, [&] {
-    return weft::mpi::make_indexed(count, array_of_blocklengths, array_of_displacements, oldtype);
+    MPI_Datatype t =
+        weft::mpi::make_indexed(count, array_of_blocklengths, array_of_displacements, oldtype);
+    return RecipeWriter(MPI_COMBINER_INDEXED, false)
+        .count(count)
+        .counts(count, array_of_blocklengths)
+        .counts(count, array_of_displacements)
+        .type(oldtype)
+        .attach(t);
   });
 }
 WEFT_MPI_ALIAS(Type_indexed)
@@ -66,7 +91,14 @@ int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
                               const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
                               MPI_Datatype* newtype) {
   return construct("MPI_Type_create_hindexed", newtype, [&] {
-    return weft::mpi::make_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype);
+    MPI_Datatype t =
+        weft::mpi::make_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype);
+    return RecipeWriter(MPI_COMBINER_HINDEXED, false)
+        .count(count)
+        .counts(count, array_of_blocklengths)
+        .addresses(count, array_of_displacements)
+        .type(oldtype)
+        .attach(t);
   });
 }
 WEFT_MPI_ALIAS(Type_create_hindexed)
@@ -74,7 +106,14 @@ WEFT_MPI_ALIAS(Type_create_hindexed)
 int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
                                    MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return construct("MPI_Type_create_indexed_block", newtype, [&] {
-    return weft::mpi::make_indexed_block(count, blocklength, array_of_displacements, oldtype);
+    MPI_Datatype t =
+        weft::mpi::make_indexed_block(count, blocklength, array_of_displacements, oldtype);
+    return RecipeWriter(MPI_COMBINER_INDEXED_BLOCK, false)
+        .count(count)
+        .count(blocklength)
+        .counts(count, array_of_displacements)
+        .type(oldtype)
+        .attach(t);
   });
 }
 WEFT_MPI_ALIAS(Type_create_indexed_block)
@@ -83,7 +122,14 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength,
                                     const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
                                     MPI_Datatype* newtype) {
   return construct("MPI_Type_create_hindexed_block", newtype, [&] {
-    return weft::mpi::make_hindexed_block(count, blocklength, array_of_displacements, oldtype);
+    MPI_Datatype t =
+        weft::mpi::make_hindexed_block(count, blocklength, array_of_displacements, oldtype);
+    return RecipeWriter(MPI_COMBINER_HINDEXED_BLOCK, false)
+        .count(count)
+        .count(blocklength)
+        .addresses(count, array_of_displacements)
+        .type(oldtype)
+        .attach(t);
   });
 }
 WEFT_MPI_ALIAS(Type_create_hindexed_block)
@@ -92,22 +138,34 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
                             const MPI_Aint array_of_displacements[],
                             const MPI_Datatype array_of_types[], MPI_Datatype* newtype) {
   return construct("MPI_Type_create_struct", newtype, [&] {
-    return weft::mpi::make_struct(count, array_of_blocklengths, array_of_displacements,
-                                  array_of_types);
+    MPI_Datatype t = weft::mpi::make_struct(count, array_of_blocklengths, array_of_displacements,
+                                            array_of_types);
+    return RecipeWriter(MPI_COMBINER_STRUCT, false)
+        .count(count)
+        .counts(count, array_of_blocklengths)
+        .addresses(count, array_of_displacements)
+        .types(count, array_of_types)
+        .attach(t);
   });
 }
 WEFT_MPI_ALIAS(Type_create_struct)
 
 int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
                              MPI_Datatype* newtype) {
-  return construct("MPI_Type_create_resized", newtype,
-                   [&] { return weft::mpi::make_resized(oldtype, lb, extent); });
+  return construct("MPI_Type_create_resized", newtype, [&] {
+    return RecipeWriter(MPI_COMBINER_RESIZED, false)
+        .address(lb)
+        .address(extent)
+        .type(oldtype)
+        .attach(weft::mpi::make_resized(oldtype, lb, extent));
+  });
 }
 WEFT_MPI_ALIAS(Type_create_resized)
 
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return construct("MPI_Type_dup", newtype, [&] {
-    MPI_Datatype dup = weft::mpi::make_dup(oldtype);
+    MPI_Datatype dup =
+        RecipeWriter(MPI_COMBINER_DUP, false).type(oldtype).attach(weft::mpi::make_dup(oldtype));
     weft::mpi::copy_attributes(oldtype, dup);
     return dup;
   });

@@ -9,6 +9,7 @@
 #include <numeric>
 #include <vector>
 
+#include "mpi/src/array_types.h"
 #include "mpi/src/errors.h"
 
 namespace weft::mpi {
@@ -462,4 +463,98 @@ TEST(DerivedTypes, DupAndNames) {
 }
 
 }  // namespace
+
+namespace {
+
+// Segments of `elements` ints at these indices, merged where adjacent.
+Segments int_segments(const std::vector<int64_t>& indices) {
+  Segments out;
+  for (int64_t i : indices) {
+    int64_t offset = i * static_cast<int64_t>(sizeof(int));
+    if (!out.empty() && out.back().offset + static_cast<int64_t>(out.back().length) == offset) {
+      out.back().length += sizeof(int);
+    } else {
+      out.push_back({offset, sizeof(int)});
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(ArrayTypes, SubarrayLayoutsInBothOrders) {
+  Types types;
+  int64_t sizes[] = {3, 4}, subsizes[] = {2, 2}, starts[] = {1, 1};
+  const Typemap& c = tm(types(make_subarray(2, sizes, subsizes, starts, MPI_ORDER_C, MPI_INT)));
+  EXPECT_EQ(c.segments, int_segments({5, 6, 9, 10}));
+  EXPECT_EQ(c.lb, 0);
+  EXPECT_EQ(c.extent, 12 * 4);
+  const Typemap& f =
+      tm(types(make_subarray(2, sizes, subsizes, starts, MPI_ORDER_FORTRAN, MPI_INT)));
+  // Fortran order: index i + 3 * j, i fastest.
+  EXPECT_EQ(f.segments, int_segments({4, 5, 7, 8}));
+  EXPECT_EQ(f.extent, 12 * 4);
+  int64_t bad[] = {2, 0};
+  error_of([&] { make_subarray(2, sizes, subsizes, bad, MPI_ORDER_C, MPI_INT); }, MPI_ERR_ARG);
+}
+
+TEST(ArrayTypes, DistributionsGiveTheStandardsRuns) {
+  // 10 elements over 3 processes.
+  auto runs = [](int distrib, int darg, int coord) {
+    std::vector<std::pair<int64_t, int64_t>> out;
+    for (IndexRun r : distributed_runs(10, distrib, darg, 3, coord, 0))
+      out.push_back({r.start, r.length});
+    return out;
+  };
+  using Runs = std::vector<std::pair<int64_t, int64_t>>;
+  EXPECT_EQ(runs(MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_DFLT_DARG, 0), (Runs{{0, 4}}));
+  EXPECT_EQ(runs(MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_DFLT_DARG, 2), (Runs{{8, 2}}));
+  EXPECT_EQ(runs(MPI_DISTRIBUTE_BLOCK, 5, 2), (Runs{}));
+  EXPECT_EQ(runs(MPI_DISTRIBUTE_CYCLIC, MPI_DISTRIBUTE_DFLT_DARG, 1),
+            (Runs{{1, 1}, {4, 1}, {7, 1}}));
+  EXPECT_EQ(runs(MPI_DISTRIBUTE_CYCLIC, 2, 0), (Runs{{0, 2}, {6, 2}}));
+  EXPECT_EQ(runs(MPI_DISTRIBUTE_CYCLIC, 2, 1), (Runs{{2, 2}, {8, 2}}));
+  error_of([&] { runs(MPI_DISTRIBUTE_BLOCK, 3, 0); }, MPI_ERR_ARG);
+  error_of([&] { runs(MPI_DISTRIBUTE_NONE, 0, 0); }, MPI_ERR_ARG);
+}
+
+TEST(ArrayTypes, DarrayOfAProcessGrid) {
+  Types types;
+  // 4x4 ints over a 2x2 grid, cyclic rows and block columns; rank 1 is grid (0, 1).
+  int64_t gsizes[] = {4, 4};
+  int distribs[] = {MPI_DISTRIBUTE_CYCLIC, MPI_DISTRIBUTE_BLOCK};
+  int dargs[] = {MPI_DISTRIBUTE_DFLT_DARG, MPI_DISTRIBUTE_DFLT_DARG}, psizes[] = {2, 2};
+  const Typemap& t =
+      tm(types(make_darray(4, 1, 2, gsizes, distribs, dargs, psizes, MPI_ORDER_C, MPI_INT)));
+  EXPECT_EQ(t.segments, int_segments({2, 3, 10, 11}));
+  EXPECT_EQ(t.extent, 16 * 4);
+}
+
+TEST(LargeCounts, SizesBeyondTwoGigabytesAreExact) {
+  Types types;
+  const Typemap& c = tm(types(make_contiguous(MPI_Count{3} << 30, MPI_INT)));
+  EXPECT_EQ(c.size, uint64_t{12} << 30);
+  EXPECT_EQ(c.segments.size(), 1u);
+  MPI_Count bl[] = {MPI_Count{1} << 31, 1};
+  MPI_Count disp[] = {0, MPI_Count{1} << 32};
+  const Typemap& x = tm(types(make_indexed(MPI_Count{2}, bl, disp, MPI_CHAR)));
+  EXPECT_EQ(x.size, (uint64_t{1} << 31) + 1);
+  EXPECT_EQ(x.extent, (int64_t{1} << 32) + 1);
+}
+
+TEST(External32, BasicRunsRecordTheirPredefinedTypes) {
+  Types types;
+  const Typemap& p = tm(MPI_DOUBLE_INT);
+  ASSERT_EQ(p.basics->items.size(), 2u);
+  EXPECT_EQ(p.basics->items[0].type, MPI_DOUBLE);
+  EXPECT_EQ(p.basics->items[1].type, MPI_INT);
+  // Runs of equal size but different types stay apart.
+  int bl[] = {1, 1};
+  MPI_Aint d[] = {0, 4};
+  MPI_Datatype ty[] = {MPI_INT, MPI_FLOAT};
+  const Typemap& s = tm(types(make_struct(2, bl, d, ty)));
+  ASSERT_EQ(s.basics->items.size(), 2u);
+  EXPECT_EQ(s.basics->items[1].type, MPI_FLOAT);
+}
+
 }  // namespace weft::mpi

@@ -78,6 +78,8 @@ const std::vector<std::string> kNewerStandardPrograms = {
     "isendrecv",
     "large_count_p2p",
     "buffers",
+    "type_contents",
+    "type_layouts",
 };
 // clang-format on
 
