@@ -33,56 +33,76 @@ int error_class_of(const std::exception& e) {
 }
 
 const char* error_text(int error_class) {
-  switch (error_class) {
-    case MPI_SUCCESS:
-      return "MPI_SUCCESS: no error";
-    case MPI_ERR_BUFFER:
-      return "MPI_ERR_BUFFER: invalid buffer pointer";
-    case MPI_ERR_COUNT:
-      return "MPI_ERR_COUNT: invalid count argument";
-    case MPI_ERR_TYPE:
-      return "MPI_ERR_TYPE: invalid datatype";
-    case MPI_ERR_TAG:
-      return "MPI_ERR_TAG: invalid tag";
-    case MPI_ERR_COMM:
-      return "MPI_ERR_COMM: invalid communicator";
-    case MPI_ERR_RANK:
-      return "MPI_ERR_RANK: invalid rank";
-    case MPI_ERR_REQUEST:
-      return "MPI_ERR_REQUEST: invalid request";
-    case MPI_ERR_ROOT:
-      return "MPI_ERR_ROOT: invalid root";
-    case MPI_ERR_GROUP:
-      return "MPI_ERR_GROUP: invalid group";
-    case MPI_ERR_OP:
-      return "MPI_ERR_OP: invalid reduction operation";
-    case MPI_ERR_ARG:
-      return "MPI_ERR_ARG: invalid argument";
-    case MPI_ERR_UNKNOWN:
-      return "MPI_ERR_UNKNOWN: unknown error";
-    case MPI_ERR_TRUNCATE:
-      return "MPI_ERR_TRUNCATE: message truncated";
-    case MPI_ERR_OTHER:
-      return "MPI_ERR_OTHER: known error not in this list";
-    case MPI_ERR_INTERN:
-      return "MPI_ERR_INTERN: internal error";
-    case MPI_ERR_PENDING:
-      return "MPI_ERR_PENDING: pending request";
-    case MPI_ERR_IN_STATUS:
-      return "MPI_ERR_IN_STATUS: error code is in status";
-    case MPI_ERR_NO_MEM:
-      return "MPI_ERR_NO_MEM: out of memory";
-    case MPI_ERR_PROC_ABORTED:
-      return "MPI_ERR_PROC_ABORTED: a peer process was lost";
-    case MPI_ERR_ERRHANDLER:
-      return "MPI_ERR_ERRHANDLER: invalid error handler";
-    default:
-      break;
-  }
+  // Indexed by class: the standard numbers them 0 (MPI_SUCCESS) to 62 (MPI_ERR_ABI).
+  static const char* const kTexts[] = {
+      "MPI_SUCCESS: no error",
+      "MPI_ERR_BUFFER: invalid buffer pointer",
+      "MPI_ERR_COUNT: invalid count argument",
+      "MPI_ERR_TYPE: invalid datatype",
+      "MPI_ERR_TAG: invalid tag",
+      "MPI_ERR_COMM: invalid communicator",
+      "MPI_ERR_RANK: invalid rank",
+      "MPI_ERR_REQUEST: invalid request",
+      "MPI_ERR_ROOT: invalid root",
+      "MPI_ERR_GROUP: invalid group",
+      "MPI_ERR_OP: invalid reduction operation",
+      "MPI_ERR_TOPOLOGY: invalid topology",
+      "MPI_ERR_DIMS: invalid dimensions",
+      "MPI_ERR_ARG: invalid argument",
+      "MPI_ERR_UNKNOWN: unknown error",
+      "MPI_ERR_TRUNCATE: message truncated",
+      "MPI_ERR_OTHER: known error not in this list",
+      "MPI_ERR_INTERN: internal error",
+      "MPI_ERR_PENDING: pending request",
+      "MPI_ERR_IN_STATUS: error code is in status",
+      "MPI_ERR_ACCESS: permission denied",
+      "MPI_ERR_AMODE: invalid file access mode",
+      "MPI_ERR_ASSERT: invalid assertion",
+      "MPI_ERR_BAD_FILE: invalid file name",
+      "MPI_ERR_BASE: invalid base address",
+      "MPI_ERR_CONVERSION: data conversion failed",
+      "MPI_ERR_DISP: invalid displacement",
+      "MPI_ERR_DUP_DATAREP: data representation already defined",
+      "MPI_ERR_FILE_EXISTS: file exists",
+      "MPI_ERR_FILE_IN_USE: file in use",
+      "MPI_ERR_FILE: invalid file handle",
+      "MPI_ERR_INFO_KEY: invalid info key",
+      "MPI_ERR_INFO_NOKEY: no such info key",
+      "MPI_ERR_INFO_VALUE: invalid info value",
+      "MPI_ERR_INFO: invalid info object",
+      "MPI_ERR_IO: I/O error",
+      "MPI_ERR_KEYVAL: invalid keyval",
+      "MPI_ERR_LOCKTYPE: invalid lock type",
+      "MPI_ERR_NAME: no such published name",
+      "MPI_ERR_NO_MEM: out of memory",
+      "MPI_ERR_NOT_SAME: arguments not the same on every process",
+      "MPI_ERR_NO_SPACE: out of space",
+      "MPI_ERR_NO_SUCH_FILE: no such file",
+      "MPI_ERR_PORT: invalid port",
+      "MPI_ERR_QUOTA: quota exceeded",
+      "MPI_ERR_READ_ONLY: read-only file or file system",
+      "MPI_ERR_RMA_ATTACH: memory cannot be attached",
+      "MPI_ERR_RMA_CONFLICT: conflicting accesses to a window",
+      "MPI_ERR_RMA_RANGE: target memory outside the window",
+      "MPI_ERR_RMA_SHARED: memory cannot be shared",
+      "MPI_ERR_RMA_SYNC: wrong synchronisation of RMA calls",
+      "MPI_ERR_SERVICE: invalid service name",
+      "MPI_ERR_SIZE: invalid size",
+      "MPI_ERR_SPAWN: spawning processes failed",
+      "MPI_ERR_UNSUPPORTED_DATAREP: unsupported data representation",
+      "MPI_ERR_UNSUPPORTED_OPERATION: unsupported operation",
+      "MPI_ERR_WIN: invalid window",
+      "MPI_ERR_RMA_FLAVOR: wrong window flavour",
+      "MPI_ERR_PROC_ABORTED: a peer process was lost",
+      "MPI_ERR_VALUE_TOO_LARGE: value too large to store",
+      "MPI_ERR_SESSION: invalid session",
+      "MPI_ERR_ERRHANDLER: invalid error handler",
+      "MPI_ERR_ABI: ABI mismatch",
+  };
+  static_assert(sizeof kTexts / sizeof kTexts[0] == MPI_ERR_ABI + 1);
+  if (error_class >= 0 && error_class <= MPI_ERR_ABI) return kTexts[error_class];
   if (const char* text = user_error_text(error_class)) return text;
-  return error_class > MPI_SUCCESS && error_class <= MPI_ERR_LASTCODE
-             ? "an MPI error class weft does not raise"
-             : nullptr;
+  return nullptr;
 }
 
 [[noreturn]] void abort_process(int code) {
