@@ -88,11 +88,13 @@ WEFT_MPI_ALIAS(Comm_set_name)
 int PMPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen) {
   return mpi_call("MPI_Comm_get_name", comm, [&] {
     weft::mpi::require_initialized("MPI_Comm_get_name");
-    const MPI_ABI_Comm& c = comm_of(comm);
     require_pointer(comm_name, "comm_name");
     require_pointer(resultlen, "resultlen");
-    std::memcpy(comm_name, c.given_name.c_str(), c.given_name.size() + 1);
-    *resultlen = static_cast<int>(c.given_name.size());
+    // The null handle has a name too (MPI-4.1), as the predefined communicators do.
+    std::string name =
+        comm == MPI_COMM_NULL ? std::string("MPI_COMM_NULL") : comm_of(comm).given_name;
+    std::memcpy(comm_name, name.c_str(), name.size() + 1);
+    *resultlen = static_cast<int>(name.size());
   });
 }
 WEFT_MPI_ALIAS(Comm_get_name)

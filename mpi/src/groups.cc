@@ -12,6 +12,7 @@
 #include "mpi/src/arguments.h"
 #include "mpi/src/errors.h"
 #include "mpi/src/export.h"
+#include "mpi/src/info.h"
 #include "mpi/src/intercomm.h"
 #include "mpi/src/objects.h"
 
@@ -383,14 +384,30 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
   return mpi_call("MPI_Comm_split_type", comm, [&] {
     weft::mpi::require_initialized("MPI_Comm_split_type");
     const MPI_ABI_Comm& parent = comm_of(comm);
-    if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED) {
-      throw MpiError(MPI_ERR_ARG, "split_type " + std::to_string(split_type) +
-                                      " is neither MPI_COMM_TYPE_SHARED nor MPI_UNDEFINED");
-    }
-    if (info != MPI_INFO_NULL && info != MPI_INFO_ENV) {
-      throw MpiError(MPI_ERR_INFO,
-                     "info is neither MPI_INFO_NULL nor MPI_INFO_ENV, the only info objects "
-                     "this library has");
+    // The one kind of hardware resource weft tells apart is the host (its shared
+    // memory): MPI_COMM_TYPE_SHARED splits by it, the guided kinds when the info names
+    // "mpi_shared_memory" (and give MPI_COMM_NULL for any other resource), and
+    // MPI_COMM_TYPE_HW_UNGUIDED when that makes a smaller communicator.
+    constexpr const char* kResourceKey = "mpi_hw_resource_type";
+    constexpr const char* kSharedMemory = "mpi_shared_memory";
+    bool by_host = false;
+    switch (split_type) {
+      case MPI_UNDEFINED:
+        break;
+      case MPI_COMM_TYPE_SHARED:
+      case MPI_COMM_TYPE_HW_UNGUIDED:
+        weft::mpi::hints_of(info);  // checks the handle
+        by_host = true;
+        break;
+      case MPI_COMM_TYPE_HW_GUIDED:
+      case MPI_COMM_TYPE_RESOURCE_GUIDED:
+        for (const auto& [key, value] : weft::mpi::hints_of(info)) {
+          if (key == kResourceKey) by_host = value == kSharedMemory;
+        }
+        break;
+      default:
+        throw MpiError(MPI_ERR_ARG, "split_type " + std::to_string(split_type) +
+                                        " is not one of the standard's split types");
     }
     require_pointer(newcomm, "newcomm");
     // Every rank's host name, in a fixed-size slot each; the ranks on one host take
@@ -408,8 +425,16 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
            0) {
       ++color;
     }
-    std::optional<weft::Group> shared =
-        weft::split_group(parent.group, split_type == MPI_UNDEFINED ? -1 : color, key);
+    std::optional<weft::Group> shared = weft::split_group(parent.group, by_host ? color : -1, key);
+    if (shared && split_type == MPI_COMM_TYPE_HW_UNGUIDED) {
+      // Unguided splits must make the communicator smaller; a single host cannot.
+      if (shared->size() == parent.group.size()) {
+        weft::destroy_group(*shared);
+        shared.reset();
+      } else if (info != MPI_INFO_NULL) {
+        PMPI_Info_set(info, kResourceKey, kSharedMemory);
+      }
+    }
     *newcomm = shared ? make_comm(*shared, parent) : MPI_COMM_NULL;
   });
 }

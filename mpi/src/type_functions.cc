@@ -220,7 +220,9 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen) {
     weft::mpi::require_initialized("MPI_Type_get_name");
     require_pointer(type_name, "type_name");
     require_pointer(resultlen, "resultlen");
-    std::string name = weft::mpi::datatype_name(datatype);
+    // The null handle has a name too (MPI-4.1).
+    std::string name = datatype == MPI_DATATYPE_NULL ? std::string("MPI_DATATYPE_NULL")
+                                                     : weft::mpi::datatype_name(datatype);
     std::memcpy(type_name, name.c_str(), name.size() + 1);
     *resultlen = static_cast<int>(name.size());
   });
