@@ -195,7 +195,17 @@ Started start_reduce_scatter(const void* sendbuf, void* recvbuf, CountArray recv
   uint64_t offset = reduction.element_bytes() * static_cast<uint64_t>(before);
   if (auto core_op = reduction.core_op()) {
     Started started;
-    weft::Tensor in = send_from(started, BlockBuffer::single(input, total, datatype, "send"));
+    BlockBuffer input_blocks = BlockBuffer::single(input, total, datatype, "send");
+    weft::Tensor in = send_from(started, input_blocks);
+    if (in_place && !input_blocks.staged()) {
+      // The core reduces in its input; in place, that is the program's buffer, whose
+      // part past this rank's result must come out unchanged. Reduce a copy instead.
+      auto copy = std::make_shared<std::vector<std::byte>>(
+          static_cast<const std::byte*>(in.data()),
+          static_cast<const std::byte*>(in.data()) + in.bytes());
+      started.keep(copy);
+      in = weft::Tensor(copy->data(), copy->size(), weft::DType::kUInt8);
+    }
     auto elements = std::make_shared<std::vector<uint64_t>>(static_cast<size_t>(n));
     for (int r = 0; r < n; ++r) {
       (*elements)[static_cast<size_t>(r)] =
@@ -203,20 +213,11 @@ Started start_reduce_scatter(const void* sendbuf, void* recvbuf, CountArray recv
     }
     started.keep(elements);
     weft::Tensor typed_in = reduction.typed(in.data(), static_cast<uint64_t>(total));
-    // In place and unstaged, the core writes this rank's result over its part of the
-    // input; MPI wants it at the start of the buffer.
-    bool moved = in_place && !mine.staged();
-    auto* out_at = static_cast<std::byte*>(moved ? in.data() : mine.tensor().data());
-    if (moved) out_at += offset;
-    weft::Tensor typed_out = reduction.typed(out_at, static_cast<uint64_t>(recvcounts[me]));
+    weft::Tensor typed_out =
+        reduction.typed(mine.tensor().data(), static_cast<uint64_t>(recvcounts[me]));
     started.request = run_collective(
         async, [&] { weft::reduce_scatterv(typed_in, typed_out, *elements, *core_op, c.group); },
         [&] { return weft::ireduce_scatterv(typed_in, typed_out, *elements, *core_op, c.group); });
-    uint64_t bytes = mine.block_bytes(0);
-    void* start = mine.tensor().data();
-    started.then([moved, start, out_at, bytes] {
-      if (moved && out_at != start && bytes > 0) std::memmove(start, out_at, bytes);
-    });
     receive_into(started, mine);
     return started;
   }
