@@ -80,6 +80,7 @@ AttachedBuffer& process_buffer() {
 
 AttachedBuffer& buffer_for(const MPI_ABI_Comm& comm) {
   if (comm.buffer && comm.buffer->attached()) return *comm.buffer;
+  if (comm.session_buffer && comm.session_buffer->attached()) return *comm.session_buffer;
   return process_buffer();
 }
 

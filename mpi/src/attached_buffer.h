@@ -61,7 +61,7 @@ class AttachedBuffer {
 AttachedBuffer& process_buffer();
 
 // The buffer a buffered send on `comm` uses: the communicator's when one is attached,
-// otherwise the process's.
+// else its session's when that has one attached, otherwise the process's.
 AttachedBuffer& buffer_for(const MPI_ABI_Comm& comm);
 
 // The attach and detach functions' checks and answers, shared by the process's,

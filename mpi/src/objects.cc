@@ -41,6 +41,7 @@ MPI_Comm make_comm(const weft::Group& group, const MPI_ABI_Comm& parent) {
   auto* comm = new MPI_ABI_Comm();
   comm->group = group;
   comm->errhandler = parent.errhandler;
+  comm->session_buffer = parent.session_buffer;
   for (int r = 0; r < group.size(); ++r) comm->world_ranks.push_back(group.world_rank(r));
   comm->name = "a communicator of " + std::to_string(group.size()) + " rank(s)";
   return comm;

@@ -48,6 +48,9 @@ struct MPI_ABI_Comm {
   weft::Group collective_group;
   // MPI_Comm_attach_buffer's buffer, which buffered sends on it use; null until then.
   std::shared_ptr<weft::mpi::AttachedBuffer> buffer;
+  // The buffer of the session the communicator derives from (MPI_Session_attach_buffer),
+  // used when the communicator has none of its own; null outside sessions.
+  std::shared_ptr<weft::mpi::AttachedBuffer> session_buffer;
 };
 
 // A group: world ranks by rank in the group. MPI_GROUP_EMPTY is a predefined one.
@@ -55,6 +58,9 @@ struct MPI_ABI_Group {
   static constexpr uint32_t kMagic = 0x57475250;  // "WGRP"
   uint32_t magic = kMagic;
   std::vector<int> world_ranks;
+  // The buffer of the session the group came from (MPI_Group_from_session_pset), which
+  // buffered sends on communicators made from it use; null for other groups.
+  std::shared_ptr<weft::mpi::AttachedBuffer> session_buffer;
 };
 
 struct MPI_ABI_Request {

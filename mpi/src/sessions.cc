@@ -10,8 +10,10 @@
 #include <vector>
 
 #include "mpi/src/arguments.h"
+#include "mpi/src/attached_buffer.h"
 #include "mpi/src/errors.h"
 #include "mpi/src/export.h"
+#include "mpi/src/info.h"
 #include "mpi/src/intercomm.h"
 #include "mpi/src/objects.h"
 
@@ -24,6 +26,12 @@ struct MPI_ABI_Session {
   static constexpr uint32_t kMagic = 0x57534553;  // "WSES"
   uint32_t magic = kMagic;
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+  // MPI_Session_init's thread level and hints, which MPI_Session_get_info reports.
+  int thread_level = MPI_THREAD_SINGLE;
+  weft::mpi::InfoEntries hints;
+  // MPI_Session_attach_buffer's buffer, shared with the groups and communicators made
+  // from this session.
+  std::shared_ptr<weft::mpi::AttachedBuffer> buffer = std::make_shared<weft::mpi::AttachedBuffer>();
 };
 
 namespace {
@@ -101,10 +109,11 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* ses
   return session_call("MPI_Session_init", MPI_SESSION_NULL, [&] {
     require_pointer(session, "session");
     weft::mpi::user_errhandler_or_null(errhandler);
-    (void)info;  // no hints apply
+    weft::mpi::InfoEntries hints = weft::mpi::hints_of(info);
     weft::mpi::start_runtime();
     auto* s = new MPI_ABI_Session();
     s->errhandler = errhandler;
+    s->hints = std::move(hints);
     ++library().sessions;
     *session = s;
   });
@@ -165,6 +174,7 @@ int PMPI_Group_from_session_pset(MPI_Session session, const char* pset_name, MPI
     require_pointer(newgroup, "newgroup");
     auto* g = new MPI_ABI_Group();
     g->world_ranks = pset_members(pset_name);
+    g->session_buffer = session_of(session).buffer;
     *newgroup = g;
   });
 }
@@ -192,6 +202,7 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info
         weft::Group(), g.world_ranks, weft::mpi::creation_tag(weft::mpi::tag_of_string(stringtag)));
     MPI_ABI_Comm like;  // whose error handler the new communicator takes
     like.errhandler = errhandler;
+    like.session_buffer = g.session_buffer;
     *newcomm = weft::mpi::make_comm(created, like);
   });
 }
@@ -238,5 +249,75 @@ int PMPI_Session_call_errhandler(MPI_Session session, int errorcode) {
   return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(Session_call_errhandler)
+
+// What the session runs with: the thread level weft gives (it always provides
+// MPI_THREAD_MULTIPLE) and the hints the program passed, which weft keeps but does not
+// act on.
+int PMPI_Session_get_info(MPI_Session session, MPI_Info* info_used) {
+  return session_call("MPI_Session_get_info", session, [&] {
+    const MPI_ABI_Session& s = session_of(session);
+    require_pointer(info_used, "info_used");
+    weft::mpi::InfoEntries entries = {{"mpi_thread_support_level", "MPI_THREAD_MULTIPLE"}};
+    for (const auto& hint : s.hints) {
+      if (hint.first != "mpi_thread_support_level") entries.push_back(hint);
+    }
+    *info_used = weft::mpi::new_info(std::move(entries));
+  });
+}
+WEFT_MPI_ALIAS(Session_get_info)
+
+int PMPI_Session_get_pset_info(MPI_Session session, const char* pset_name, MPI_Info* info) {
+  return session_call("MPI_Session_get_pset_info", session, [&] {
+    session_of(session);
+    require_pointer(pset_name, "pset_name");
+    require_pointer(info, "info");
+    size_t size = pset_members(pset_name).size();
+    *info = weft::mpi::new_info({{"mpi_size", std::to_string(size)}});
+  });
+}
+WEFT_MPI_ALIAS(Session_get_pset_info)
+
+int PMPI_Session_attach_buffer(MPI_Session session, void* buffer, int size) {
+  return session_call("MPI_Session_attach_buffer", session,
+                      [&] { weft::mpi::attach_buffer(*session_of(session).buffer, buffer, size); });
+}
+WEFT_MPI_ALIAS(Session_attach_buffer)
+
+int PMPI_Session_attach_buffer_c(MPI_Session session, void* buffer, MPI_Count size) {
+  return session_call("MPI_Session_attach_buffer_c", session,
+                      [&] { weft::mpi::attach_buffer(*session_of(session).buffer, buffer, size); });
+}
+WEFT_MPI_ALIAS(Session_attach_buffer_c)
+
+int PMPI_Session_detach_buffer(MPI_Session session, void* buffer_addr, int* size) {
+  return session_call("MPI_Session_detach_buffer", session, [&] {
+    weft::mpi::detach_buffer(*session_of(session).buffer, buffer_addr, size);
+  });
+}
+WEFT_MPI_ALIAS(Session_detach_buffer)
+
+int PMPI_Session_detach_buffer_c(MPI_Session session, void* buffer_addr, MPI_Count* size) {
+  return session_call("MPI_Session_detach_buffer_c", session, [&] {
+    weft::mpi::detach_buffer(*session_of(session).buffer, buffer_addr, size);
+  });
+}
+WEFT_MPI_ALIAS(Session_detach_buffer_c)
+
+int PMPI_Session_flush_buffer(MPI_Session session) {
+  return session_call("MPI_Session_flush_buffer", session,
+                      [&] { session_of(session).buffer->flush(); });
+}
+WEFT_MPI_ALIAS(Session_flush_buffer)
+
+int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request) {
+  return session_call("MPI_Session_iflush_buffer", session, [&] {
+    weft::mpi::AttachedBuffer& buffer = *session_of(session).buffer;
+    require_pointer(request, "request");
+    // A request's failures go to a communicator's handler; the session has none, and
+    // MPI_COMM_SELF stands in for it as for other calls without a communicator.
+    *request = weft::mpi::flush_request(buffer, MPI_COMM_SELF);
+  });
+}
+WEFT_MPI_ALIAS(Session_iflush_buffer)
 
 }  // extern "C"

@@ -12,11 +12,16 @@
  *   4. MPI_Session_create_errhandler / _set / _get / _call_errhandler: the
  *      program's handler runs with the code it was given.
  *   5. MPI_Session_finalize of both sets the handles to MPI_SESSION_NULL.
+ *   6. MPI_Session_get_pset_info gives each set's "mpi_size"; an unknown set is
+ *      MPI_ERR_ARG. MPI_Session_get_info reports "mpi_thread_support_level".
+ *   7. A buffer attached to the session carries MPI_Bsend on the communicator made
+ *      from it (no other buffer is attached), and detaching returns it.
  *
  * Prints "sessions: OK (N ranks)" from rank 0.
  */
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define PROGRAM "sessions"
@@ -70,6 +75,45 @@ int main(void) {
     CHECK_MPI(MPI_Sendrecv(&out, 1, MPI_INT, (rank + 1) % size, 0, &in, 1, MPI_INT,
                            (rank + size - 1) % size, 0, world, MPI_STATUS_IGNORE));
     EXPECT_INT("ring", in, 100 + (rank + size - 1) % size);
+  }
+
+  /* 6. */
+  {
+    MPI_Info info;
+    char value[64];
+    int flag = 0;
+    CHECK_MPI(MPI_Session_get_pset_info(session, "mpi://WORLD", &info));
+    CHECK_MPI(MPI_Info_get(info, "mpi_size", sizeof value - 1, value, &flag));
+    if (!flag || atoi(value) != size) fail("mpi://WORLD's mpi_size is \"%s\"", value);
+    CHECK_MPI(MPI_Info_free(&info));
+    CHECK_MPI(MPI_Session_get_pset_info(session, "mpi://SELF", &info));
+    CHECK_MPI(MPI_Info_get(info, "mpi_size", sizeof value - 1, value, &flag));
+    if (!flag || strcmp(value, "1") != 0) fail("mpi://SELF's mpi_size is \"%s\"", value);
+    CHECK_MPI(MPI_Info_free(&info));
+    int rc = MPI_Session_get_pset_info(session, "mpi://NOWHERE", &info);
+    int error_class = -1;
+    MPI_Error_class(rc, &error_class);
+    EXPECT_INT("MPI_Session_get_pset_info of an unknown set", error_class, MPI_ERR_ARG);
+    CHECK_MPI(MPI_Session_get_info(session, &info));
+    CHECK_MPI(MPI_Info_get(info, "mpi_thread_support_level", sizeof value - 1, value, &flag));
+    if (!flag) fail("MPI_Session_get_info has no mpi_thread_support_level");
+    CHECK_MPI(MPI_Info_free(&info));
+  }
+  /* 7. */
+  {
+    int bytes = 64 + MPI_BSEND_OVERHEAD;
+    char *space = xmalloc((size_t)bytes);
+    CHECK_MPI(MPI_Session_attach_buffer(session, space, bytes));
+    int out = 7 * rank, in = -1;
+    CHECK_MPI(MPI_Bsend(&out, 1, MPI_INT, (rank + 1) % size, 1, world));
+    CHECK_MPI(MPI_Recv(&in, 1, MPI_INT, (rank + size - 1) % size, 1, world, MPI_STATUS_IGNORE));
+    EXPECT_INT("MPI_Bsend through the session's buffer", in, 7 * ((rank + size - 1) % size));
+    CHECK_MPI(MPI_Session_flush_buffer(session));
+    void *detached = NULL;
+    int detached_size = 0;
+    CHECK_MPI(MPI_Session_detach_buffer(session, &detached, &detached_size));
+    if (detached != space || detached_size != bytes) fail("MPI_Session_detach_buffer");
+    free(space);
   }
 
   /* 3. */
