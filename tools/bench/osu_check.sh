@@ -58,7 +58,11 @@ done
 for n in 2 3 4; do
   for bench in c/mpi/collective/{blocking,non_blocking,persistent,neighborhood}/osu_*; do
     [[ -x "$bench" && "$bench" != *.* ]] || continue
-    if [[ "$bench" == *barrier* ]]; then
+    if [[ "$bench" == */osu_allreduce_persistent ]]; then
+      # 7.4's own bug: it starts the request made on its warm-up buffers and checks the
+      # others, so its -c fails under any MPI (MPICH 4.0's too). Timed, not validated.
+      run "$n" "./$bench" -m 1:65536 -i 20 -x 5
+    elif [[ "$bench" == *barrier* ]]; then
       run "$n" "./$bench" -i 20 -x 5  # no message sizes, nothing to validate
     else
       run "$n" "./$bench" "${quick[@]}"
