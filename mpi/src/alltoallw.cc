@@ -2,7 +2,9 @@
 // each peer with its own count, datatype and displacement (in bytes, the datatypes
 // differing). The blocks share no element size, so they travel packed: every send
 // block is packed into one buffer, one after another, the core's all_to_allv moves the
-// bytes, and each received block is unpacked into its place at the end.
+// bytes, and each received block is unpacked into its place at the end. On an
+// intercommunicator block r is remote rank r's: the exchange runs over both groups (the
+// intercommunicator's collective context), nothing passing within a group.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -12,7 +14,7 @@
 #include "mpi/src/derived_types.h"
 #include "mpi/src/errors.h"
 #include "mpi/src/export.h"
-#include "mpi/src/intercomm.h"
+#include "mpi/src/intercomm_collectives.h"
 #include "mpi/src/objects.h"
 #include "mpi/src/started.h"
 
@@ -69,14 +71,33 @@ std::shared_ptr<PackedBlocks> lay_out(const void* buf, CountArray counts, CountA
   return blocks;
 }
 
+// The core's per-rank byte counts and offsets for one side's blocks, over a group of
+// `size` ranks in which peer r is rank `first` + r; the other ranks get nothing.
+struct CoreSide {
+  std::vector<uint64_t> counts, offsets;
+};
+
+std::shared_ptr<CoreSide> core_side(const PackedBlocks& blocks, int size, int first) {
+  auto side = std::make_shared<CoreSide>();
+  side->counts.assign(static_cast<size_t>(size), 0);
+  side->offsets.assign(static_cast<size_t>(size), 0);
+  for (size_t r = 0; r < blocks.counts.size(); ++r) {
+    side->counts[static_cast<size_t>(first) + r] = blocks.counts[r];
+    side->offsets[static_cast<size_t>(first) + r] = blocks.offsets[r];
+  }
+  return side;
+}
+
 }  // namespace
 
 Started start_alltoallw(const void* sendbuf, CountArray sendcounts, CountArray sdispls,
                         const MPI_Datatype sendtypes[], void* recvbuf, CountArray recvcounts,
                         CountArray rdispls, const MPI_Datatype recvtypes[], const MPI_ABI_Comm& c,
                         bool async) {
-  require_intracommunicator(c);
-  int n = c.group.size();
+  if (c.inter && sendbuf == MPI_IN_PLACE) {
+    throw MpiError(MPI_ERR_BUFFER, "sendbuf is MPI_IN_PLACE, which intercommunicators do not take");
+  }
+  int n = peer_count(c);
   std::shared_ptr<PackedBlocks> received =
       lay_out(recvbuf, recvcounts, rdispls, recvtypes, n, "recv");
   // In place, each block goes out from where its answer lands: packed before anything
@@ -87,19 +108,23 @@ Started start_alltoallw(const void* sendbuf, CountArray sendcounts, CountArray s
   for (size_t r = 0; r < sent->layouts.size(); ++r) {
     pack(sent->layouts[r], sent->bytes.data() + sent->offsets[r]);
   }
+  const weft::Group& group = c.inter ? c.collective_group : c.group;
+  std::shared_ptr<CoreSide> to = core_side(*sent, group.size(), c.remote_offset);
+  std::shared_ptr<CoreSide> from = core_side(*received, group.size(), c.remote_offset);
   Started started;
   started.keep(sent);
   started.keep(received);
+  started.keep(to);
+  started.keep(from);
   weft::Tensor in = sent->tensor(), out = received->tensor();
   started.request = run_collective(
       async,
       [&] {
-        weft::all_to_allv(in, sent->counts, sent->offsets, out, received->counts, received->offsets,
-                          c.group);
+        weft::all_to_allv(in, to->counts, to->offsets, out, from->counts, from->offsets, group);
       },
       [&] {
-        return weft::iall_to_allv(in, sent->counts, sent->offsets, out, received->counts,
-                                  received->offsets, c.group);
+        return weft::iall_to_allv(in, to->counts, to->offsets, out, from->counts, from->offsets,
+                                  group);
       });
   started.then([received] {
     for (size_t r = 0; r < received->layouts.size(); ++r) {

@@ -2,9 +2,10 @@
 // the blocking and non-blocking forms, their large-count (_c) variants and the
 // persistent (_init) ones. Counts are 64-bit whatever the entry point took (CountArray
 // reads an int array or an MPI_Count one); `async` starts the core's non-blocking
-// operation instead of running the blocking one. Defined in collectives.cc and
-// collectives_v.cc (and the _block reduce-scatter in
-// collectives_large_count.cc).
+// operation instead of running the blocking one. On an intercommunicator each hands the
+// call to its intercommunicator form (intercomm_collectives.h), but Scan and Exscan,
+// which refuse it with MPI_ERR_COMM. Defined in collectives.cc and collectives_v.cc
+// (the _block reduce-scatter in collectives_large_count.cc, Alltoallw in alltoallw.cc).
 #pragma once
 
 #include <mpi.h>
@@ -19,9 +20,13 @@ Started start_barrier(const MPI_ABI_Comm& c, bool async);
 Started start_bcast(void* buffer, MPI_Count count, MPI_Datatype datatype, int root,
                     const MPI_ABI_Comm& c, bool async);
 // The reduction of every rank's `input` into `output` on every rank (root < 0) or on
-// `root` only; the caller resolves MPI_IN_PLACE.
+// `root` only; the caller resolves MPI_IN_PLACE. Intracommunicators only: the
+// reductions' entry points call start_allreduce and start_rooted_reduce.
 Started start_reduce(const void* input, void* output, MPI_Count count, MPI_Datatype datatype,
                      MPI_Op op, int root, const MPI_ABI_Comm& c, bool async);
+// MPI_Allreduce's: resolves MPI_IN_PLACE.
+Started start_allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                        MPI_Op op, const MPI_ABI_Comm& c, bool async);
 // MPI_Reduce's: checks the root and resolves MPI_IN_PLACE (the root's alone).
 Started start_rooted_reduce(const void* sendbuf, void* recvbuf, MPI_Count count,
                             MPI_Datatype datatype, MPI_Op op, int root, const MPI_ABI_Comm& c,

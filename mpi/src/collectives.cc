@@ -16,7 +16,6 @@
 #include "mpi/src/derived_types.h"
 #include "mpi/src/errors.h"
 #include "mpi/src/export.h"
-#include "mpi/src/intercomm.h"
 #include "mpi/src/intercomm_collectives.h"
 #include "mpi/src/objects.h"
 #include "mpi/src/reduction.h"
@@ -34,11 +33,11 @@ using weft::mpi::Reduction;
 using weft::mpi::run_collective;
 using weft::mpi::send_from;
 using weft::mpi::start_allgather;
+using weft::mpi::start_allreduce;
 using weft::mpi::start_alltoall;
 using weft::mpi::start_barrier;
 using weft::mpi::start_bcast;
 using weft::mpi::start_gather;
-using weft::mpi::start_reduce;
 using weft::mpi::start_rooted_reduce;
 using weft::mpi::start_scatter;
 using weft::mpi::Started;
@@ -47,14 +46,14 @@ using weft::mpi::wait_for;
 namespace weft::mpi {
 
 Started start_barrier(const MPI_ABI_Comm& c, bool async) {
-  require_intracommunicator(c);
+  if (c.inter) return intercomm_barrier(c, async);
   return Started::of(run_collective(
       async, [&] { weft::barrier(c.group); }, [&] { return weft::ibarrier(c.group); }));
 }
 
 Started start_bcast(void* buffer, MPI_Count count, MPI_Datatype datatype, int root,
                     const MPI_ABI_Comm& c, bool async) {
-  require_intracommunicator(c);
+  if (c.inter) return intercomm_bcast(buffer, count, datatype, root, c, async);
   BlockBuffer data = BlockBuffer::single(buffer, count, datatype, "broadcast");
   int r = weft::mpi::checked_root(c, root);
   Started started;
@@ -70,10 +69,10 @@ Started start_bcast(void* buffer, MPI_Count count, MPI_Datatype datatype, int ro
 }
 
 // The reduction of every rank's `input` (count elements), into `output` on every rank
-// (root < 0) or on `root` only.
+// (root < 0) or on `root` only. Intracommunicators only: start_allreduce and
+// start_rooted_reduce hand an intercommunicator's reductions to intercomm_collectives.cc.
 Started start_reduce(const void* input, void* output, MPI_Count count, MPI_Datatype datatype,
                      MPI_Op op, int root, const MPI_ABI_Comm& c, bool async) {
-  require_intracommunicator(c);
   Reduction reduction(op, datatype, count);
   bool everyone = root < 0;
   bool receives = everyone || c.group.rank() == root;
@@ -128,7 +127,7 @@ Started start_reduce(const void* input, void* output, MPI_Count count, MPI_Datat
 Started start_rooted_reduce(const void* sendbuf, void* recvbuf, MPI_Count count,
                             MPI_Datatype datatype, MPI_Op op, int root, const MPI_ABI_Comm& c,
                             bool async) {
-  require_intracommunicator(c);
+  if (c.inter) return intercomm_reduce(sendbuf, recvbuf, count, datatype, op, root, c, async);
   weft::mpi::checked_root(c, root);
   if (sendbuf == MPI_IN_PLACE && c.group.rank() != root) {
     throw MpiError(MPI_ERR_BUFFER, "MPI_IN_PLACE is the root's alone");
@@ -137,10 +136,19 @@ Started start_rooted_reduce(const void* sendbuf, void* recvbuf, MPI_Count count,
                       root, c, async);
 }
 
+Started start_allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                        MPI_Op op, const MPI_ABI_Comm& c, bool async) {
+  if (c.inter) return intercomm_allreduce(sendbuf, recvbuf, count, datatype, op, c, async);
+  return start_reduce(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf, count, datatype, op, -1,
+                      c, async);
+}
+
 Started start_gather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                      MPI_Count recvcount, MPI_Datatype recvtype, int root, const MPI_ABI_Comm& c,
                      bool async) {
-  require_intracommunicator(c);
+  if (c.inter)
+    return intercomm_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c,
+                            async);
   weft::mpi::checked_root(c, root);
   int n = c.group.size(), me = c.group.rank();
   Started started;
@@ -164,7 +172,9 @@ Started start_gather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype send
 Started start_scatter(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                       void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
                       const MPI_ABI_Comm& c, bool async) {
-  require_intracommunicator(c);
+  if (c.inter)
+    return intercomm_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c,
+                             async);
   weft::mpi::checked_root(c, root);
   int n = c.group.size(), me = c.group.rank();
   Started started;
@@ -189,7 +199,9 @@ Started start_scatter(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
 Started start_allgather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                         void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                         const MPI_ABI_Comm& c, bool async) {
-  require_intracommunicator(c);
+  if (c.inter)
+    return intercomm_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c,
+                               async);
   int n = c.group.size(), me = c.group.rank();
   Started started;
   BlockBuffer blocks = BlockBuffer::uniform(recvbuf, recvcount, n, recvtype, "receive");
@@ -206,7 +218,8 @@ Started start_allgather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype s
 Started start_alltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                        void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                        const MPI_ABI_Comm& c, bool async) {
-  require_intracommunicator(c);
+  if (c.inter)
+    return intercomm_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c, async);
   int n = c.group.size();
   Started started;
   BlockBuffer received = BlockBuffer::uniform(recvbuf, recvcount, n, recvtype, "receive");
@@ -231,14 +244,12 @@ Started start_alltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype se
 extern "C" {
 
 int PMPI_Barrier(MPI_Comm comm) {
-  if (weft::mpi::is_intercomm(comm)) return weft::mpi::intercomm_barrier(comm, nullptr);
   return mpi_call("MPI_Barrier", comm,
                   [&] { wait_for(start_barrier(communicator(comm, "MPI_Barrier"), false)); });
 }
 WEFT_MPI_ALIAS(Barrier)
 
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
-  if (weft::mpi::is_intercomm(comm)) return weft::mpi::intercomm_barrier(comm, request);
   return mpi_call("MPI_Ibarrier", comm, [&] {
     *request = as_request(start_barrier(communicator(comm, "MPI_Ibarrier"), true), comm);
   });
@@ -246,8 +257,6 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
 WEFT_MPI_ALIAS(Ibarrier)
 
 int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
-  if (weft::mpi::is_intercomm(comm))
-    return weft::mpi::intercomm_bcast(buffer, count, datatype, root, comm, nullptr);
   return mpi_call("MPI_Bcast", comm, [&] {
     wait_for(start_bcast(buffer, count, datatype, root, communicator(comm, "MPI_Bcast"), false));
   });
@@ -256,8 +265,6 @@ WEFT_MPI_ALIAS(Bcast)
 
 int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                 MPI_Request* request) {
-  if (weft::mpi::is_intercomm(comm))
-    return weft::mpi::intercomm_bcast(buffer, count, datatype, root, comm, request);
   return mpi_call("MPI_Ibcast", comm, [&] {
     *request = as_request(
         start_bcast(buffer, count, datatype, root, communicator(comm, "MPI_Ibcast"), true), comm);
@@ -267,8 +274,6 @@ WEFT_MPI_ALIAS(Ibcast)
 
 int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 int root, MPI_Comm comm) {
-  if (weft::mpi::is_intercomm(comm))
-    return weft::mpi::intercomm_reduce(sendbuf, recvbuf, count, datatype, op, root, comm, nullptr);
   return mpi_call("MPI_Reduce", comm, [&] {
     wait_for(start_rooted_reduce(sendbuf, recvbuf, count, datatype, op, root,
                                  communicator(comm, "MPI_Reduce"), false));
@@ -278,8 +283,6 @@ WEFT_MPI_ALIAS(Reduce)
 
 int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                  int root, MPI_Comm comm, MPI_Request* request) {
-  if (weft::mpi::is_intercomm(comm))
-    return weft::mpi::intercomm_reduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
   return mpi_call("MPI_Ireduce", comm, [&] {
     *request = as_request(start_rooted_reduce(sendbuf, recvbuf, count, datatype, op, root,
                                               communicator(comm, "MPI_Ireduce"), true),
@@ -290,33 +293,25 @@ WEFT_MPI_ALIAS(Ireduce)
 
 int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                    MPI_Comm comm) {
-  if (weft::mpi::is_intercomm(comm))
-    return weft::mpi::intercomm_allreduce(sendbuf, recvbuf, count, datatype, op, comm, nullptr);
   return mpi_call("MPI_Allreduce", comm, [&] {
-    wait_for(start_reduce(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf, count, datatype, op,
-                          -1, communicator(comm, "MPI_Allreduce"), false));
+    wait_for(start_allreduce(sendbuf, recvbuf, count, datatype, op,
+                             communicator(comm, "MPI_Allreduce"), false));
   });
 }
 WEFT_MPI_ALIAS(Allreduce)
 
 int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                     MPI_Comm comm, MPI_Request* request) {
-  if (weft::mpi::is_intercomm(comm))
-    return weft::mpi::intercomm_allreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
   return mpi_call("MPI_Iallreduce", comm, [&] {
-    *request =
-        as_request(start_reduce(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf, count,
-                                datatype, op, -1, communicator(comm, "MPI_Iallreduce"), true),
-                   comm);
+    *request = as_request(start_allreduce(sendbuf, recvbuf, count, datatype, op,
+                                          communicator(comm, "MPI_Iallreduce"), true),
+                          comm);
   });
 }
 WEFT_MPI_ALIAS(Iallreduce)
 
 int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  if (weft::mpi::is_intercomm(comm))
-    return weft::mpi::intercomm_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                       root, comm, nullptr);
   return mpi_call("MPI_Gather", comm, [&] {
     wait_for(start_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
                           communicator(comm, "MPI_Gather"), false));
@@ -327,9 +322,6 @@ WEFT_MPI_ALIAS(Gather)
 int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                  MPI_Request* request) {
-  if (weft::mpi::is_intercomm(comm))
-    return weft::mpi::intercomm_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                       root, comm, request);
   return mpi_call("MPI_Igather", comm, [&] {
     *request = as_request(start_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                                        root, communicator(comm, "MPI_Igather"), true),
@@ -340,9 +332,6 @@ WEFT_MPI_ALIAS(Igather)
 
 int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  if (weft::mpi::is_intercomm(comm))
-    return weft::mpi::intercomm_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                        root, comm, nullptr);
   return mpi_call("MPI_Scatter", comm, [&] {
     wait_for(start_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
                            communicator(comm, "MPI_Scatter"), false));
@@ -353,9 +342,6 @@ WEFT_MPI_ALIAS(Scatter)
 int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                   MPI_Request* request) {
-  if (weft::mpi::is_intercomm(comm))
-    return weft::mpi::intercomm_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                        root, comm, request);
   return mpi_call("MPI_Iscatter", comm, [&] {
     *request = as_request(start_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                                         root, communicator(comm, "MPI_Iscatter"), true),
@@ -366,9 +352,6 @@ WEFT_MPI_ALIAS(Iscatter)
 
 int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  if (weft::mpi::is_intercomm(comm))
-    return weft::mpi::intercomm_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                          recvtype, comm, nullptr);
   return mpi_call("MPI_Allgather", comm, [&] {
     wait_for(start_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                              communicator(comm, "MPI_Allgather"), false));
@@ -378,9 +361,6 @@ WEFT_MPI_ALIAS(Allgather)
 
 int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  if (weft::mpi::is_intercomm(comm))
-    return weft::mpi::intercomm_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                          recvtype, comm, request);
   return mpi_call("MPI_Iallgather", comm, [&] {
     *request = as_request(start_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                           recvtype, communicator(comm, "MPI_Iallgather"), true),
@@ -391,9 +371,6 @@ WEFT_MPI_ALIAS(Iallgather)
 
 int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  if (weft::mpi::is_intercomm(comm))
-    return weft::mpi::intercomm_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                         comm, nullptr);
   return mpi_call("MPI_Alltoall", comm, [&] {
     wait_for(start_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                             communicator(comm, "MPI_Alltoall"), false));
@@ -403,9 +380,6 @@ WEFT_MPI_ALIAS(Alltoall)
 
 int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  if (weft::mpi::is_intercomm(comm))
-    return weft::mpi::intercomm_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                         comm, request);
   return mpi_call("MPI_Ialltoall", comm, [&] {
     *request = as_request(start_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                                          communicator(comm, "MPI_Ialltoall"), true),

@@ -1,11 +1,13 @@
 // The large-count (_c) forms of the collectives, blocking and non-blocking: counts are
 // MPI_Count and displacements MPI_Aint, and they run the very same operations as the
-// classic forms (collectives.cc, collectives_v.cc), whose internals take 64-bit counts.
+// classic forms (collectives.cc, collectives_v.cc), whose internals take 64-bit counts,
+// on intercommunicators too (intercomm_collectives.cc).
 #include <vector>
 
 #include "mpi/src/collective_starts.h"
 #include "mpi/src/errors.h"
 #include "mpi/src/export.h"
+#include "mpi/src/intercomm_collectives.h"
 #include "mpi/src/objects.h"
 #include "mpi/src/started.h"
 
@@ -14,12 +16,12 @@ using weft::mpi::communicator;
 using weft::mpi::mpi_call;
 using weft::mpi::start_allgather;
 using weft::mpi::start_allgatherv;
+using weft::mpi::start_allreduce;
 using weft::mpi::start_alltoall;
 using weft::mpi::start_alltoallv;
 using weft::mpi::start_bcast;
 using weft::mpi::start_gather;
 using weft::mpi::start_gatherv;
-using weft::mpi::start_reduce;
 using weft::mpi::start_reduce_scatter;
 using weft::mpi::start_reduce_scatter_block;
 using weft::mpi::start_rooted_reduce;
@@ -33,6 +35,9 @@ namespace weft::mpi {
 Started start_reduce_scatter_block(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
                                    MPI_Datatype datatype, MPI_Op op, const MPI_ABI_Comm& c,
                                    bool async) {
+  if (c.inter) {
+    return intercomm_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, c, async);
+  }
   std::vector<MPI_Count> counts(static_cast<size_t>(c.group.size()), recvcount);
   return start_reduce_scatter(sendbuf, recvbuf, counts.data(), datatype, op, c, async);
 }
@@ -247,8 +252,8 @@ WEFT_MPI_ALIAS(Ireduce_c)
 int PMPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
                      MPI_Op op, MPI_Comm comm) {
   return mpi_call("MPI_Allreduce_c", comm, [&] {
-    wait_for(start_reduce(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf, count, datatype, op,
-                          -1, communicator(comm, "MPI_Allreduce_c"), false));
+    wait_for(start_allreduce(sendbuf, recvbuf, count, datatype, op,
+                             communicator(comm, "MPI_Allreduce_c"), false));
   });
 }
 WEFT_MPI_ALIAS(Allreduce_c)
@@ -256,10 +261,9 @@ WEFT_MPI_ALIAS(Allreduce_c)
 int PMPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
                       MPI_Op op, MPI_Comm comm, MPI_Request* request) {
   return mpi_call("MPI_Iallreduce_c", comm, [&] {
-    *request =
-        as_request(start_reduce(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf, count,
-                                datatype, op, -1, communicator(comm, "MPI_Iallreduce_c"), true),
-                   comm);
+    *request = as_request(start_allreduce(sendbuf, recvbuf, count, datatype, op,
+                                          communicator(comm, "MPI_Iallreduce_c"), true),
+                          comm);
   });
 }
 WEFT_MPI_ALIAS(Iallreduce_c)

@@ -33,6 +33,7 @@ using weft::mpi::start_allgatherv;
 using weft::mpi::start_alltoallv;
 using weft::mpi::start_gatherv;
 using weft::mpi::start_reduce_scatter;
+using weft::mpi::start_reduce_scatter_block;
 using weft::mpi::start_scan;
 using weft::mpi::start_scatterv;
 using weft::mpi::Started;
@@ -45,7 +46,9 @@ using Bytes = std::vector<std::byte>;
 Started start_gatherv(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                       void* recvbuf, CountArray recvcounts, CountArray displs,
                       MPI_Datatype recvtype, int root, const MPI_ABI_Comm& c, bool async) {
-  require_intracommunicator(c);
+  if (c.inter)
+    return intercomm_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                             root, c, async);
   weft::mpi::checked_root(c, root);
   int n = c.group.size(), me = c.group.rank();
   Started started;
@@ -71,7 +74,9 @@ Started start_gatherv(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
 Started start_scatterv(const void* sendbuf, CountArray sendcounts, CountArray displs,
                        MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
                        MPI_Datatype recvtype, int root, const MPI_ABI_Comm& c, bool async) {
-  require_intracommunicator(c);
+  if (c.inter)
+    return intercomm_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                              root, c, async);
   weft::mpi::checked_root(c, root);
   int n = c.group.size(), me = c.group.rank();
   Started started;
@@ -99,7 +104,9 @@ Started start_scatterv(const void* sendbuf, CountArray sendcounts, CountArray di
 Started start_allgatherv(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                          void* recvbuf, CountArray recvcounts, CountArray displs,
                          MPI_Datatype recvtype, const MPI_ABI_Comm& c, bool async) {
-  require_intracommunicator(c);
+  if (c.inter)
+    return intercomm_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                                c, async);
   int me = c.group.rank();
   Started started;
   BlockBuffer blocks = BlockBuffer::varying(recvbuf, recvcounts, displs, c.group.size(), recvtype,
@@ -118,7 +125,9 @@ Started start_alltoallv(const void* sendbuf, CountArray sendcounts, CountArray s
                         MPI_Datatype sendtype, void* recvbuf, CountArray recvcounts,
                         CountArray rdispls, MPI_Datatype recvtype, const MPI_ABI_Comm& c,
                         bool async) {
-  require_intracommunicator(c);
+  if (c.inter)
+    return intercomm_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                               recvtype, c, async);
   int n = c.group.size();
   Started started;
   BlockBuffer received =
@@ -175,7 +184,8 @@ Started gather_then(const void* input, MPI_Count count, MPI_Datatype datatype,
 
 Started start_reduce_scatter(const void* sendbuf, void* recvbuf, CountArray recvcounts,
                              MPI_Datatype datatype, MPI_Op op, const MPI_ABI_Comm& c, bool async) {
-  require_intracommunicator(c);
+  if (c.inter)
+    return intercomm_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, c, async);
   int n = c.group.size(), me = c.group.rank();
   int64_t total = 0, before = 0;
   for (int r = 0; r < n; ++r) {
@@ -253,9 +263,6 @@ extern "C" {
 int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                  MPI_Comm comm) {
-  if (weft::mpi::is_intercomm(comm))
-    return weft::mpi::intercomm_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                                        recvtype, root, comm, nullptr);
   return mpi_call("MPI_Gatherv", comm, [&] {
     wait_for(start_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
                            root, communicator(comm, "MPI_Gatherv"), false));
@@ -266,9 +273,6 @@ WEFT_MPI_ALIAS(Gatherv)
 int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                   MPI_Comm comm, MPI_Request* request) {
-  if (weft::mpi::is_intercomm(comm))
-    return weft::mpi::intercomm_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                                        recvtype, root, comm, request);
   return mpi_call("MPI_Igatherv", comm, [&] {
     *request = as_request(start_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                                         recvtype, root, communicator(comm, "MPI_Igatherv"), true),
@@ -280,9 +284,6 @@ WEFT_MPI_ALIAS(Igatherv)
 int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
                   MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
                   int root, MPI_Comm comm) {
-  if (weft::mpi::is_intercomm(comm))
-    return weft::mpi::intercomm_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
-                                         recvtype, root, comm, nullptr);
   return mpi_call("MPI_Scatterv", comm, [&] {
     wait_for(start_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
                             root, communicator(comm, "MPI_Scatterv"), false));
@@ -293,9 +294,6 @@ WEFT_MPI_ALIAS(Scatterv)
 int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[],
                    MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
                    int root, MPI_Comm comm, MPI_Request* request) {
-  if (weft::mpi::is_intercomm(comm))
-    return weft::mpi::intercomm_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
-                                         recvtype, root, comm, request);
   return mpi_call("MPI_Iscatterv", comm, [&] {
     *request = as_request(start_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
                                          recvtype, root, communicator(comm, "MPI_Iscatterv"), true),
@@ -307,9 +305,6 @@ WEFT_MPI_ALIAS(Iscatterv)
 int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                     MPI_Comm comm) {
-  if (weft::mpi::is_intercomm(comm))
-    return weft::mpi::intercomm_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                                           displs, recvtype, comm, nullptr);
   return mpi_call("MPI_Allgatherv", comm, [&] {
     wait_for(start_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
                               communicator(comm, "MPI_Allgatherv"), false));
@@ -320,9 +315,6 @@ WEFT_MPI_ALIAS(Allgatherv)
 int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                      const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                      MPI_Comm comm, MPI_Request* request) {
-  if (weft::mpi::is_intercomm(comm))
-    return weft::mpi::intercomm_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                                           displs, recvtype, comm, request);
   return mpi_call("MPI_Iallgatherv", comm, [&] {
     *request =
         as_request(start_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
@@ -335,9 +327,6 @@ WEFT_MPI_ALIAS(Iallgatherv)
 int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                    MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
-  if (weft::mpi::is_intercomm(comm))
-    return weft::mpi::intercomm_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                                          recvcounts, rdispls, recvtype, comm, nullptr);
   return mpi_call("MPI_Alltoallv", comm, [&] {
     wait_for(start_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                              recvtype, communicator(comm, "MPI_Alltoallv"), false));
@@ -349,9 +338,6 @@ int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdisp
                     MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                     MPI_Request* request) {
-  if (weft::mpi::is_intercomm(comm))
-    return weft::mpi::intercomm_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                                          recvcounts, rdispls, recvtype, comm, request);
   return mpi_call("MPI_Ialltoallv", comm, [&] {
     *request =
         as_request(start_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
@@ -363,9 +349,6 @@ WEFT_MPI_ALIAS(Ialltoallv)
 
 int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  if (weft::mpi::is_intercomm(comm))
-    return weft::mpi::intercomm_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm,
-                                               nullptr);
   return mpi_call("MPI_Reduce_scatter", comm, [&] {
     wait_for(start_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op,
                                   communicator(comm, "MPI_Reduce_scatter"), false));
@@ -375,9 +358,6 @@ WEFT_MPI_ALIAS(Reduce_scatter)
 
 int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
-  if (weft::mpi::is_intercomm(comm))
-    return weft::mpi::intercomm_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm,
-                                               request);
   return mpi_call("MPI_Ireduce_scatter", comm, [&] {
     *request = as_request(start_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op,
                                                communicator(comm, "MPI_Ireduce_scatter"), true),
@@ -388,13 +368,9 @@ WEFT_MPI_ALIAS(Ireduce_scatter)
 
 int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  if (weft::mpi::is_intercomm(comm))
-    return weft::mpi::intercomm_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op,
-                                                     comm, nullptr);
   return mpi_call("MPI_Reduce_scatter_block", comm, [&] {
-    const MPI_ABI_Comm& c = communicator(comm, "MPI_Reduce_scatter_block");
-    std::vector<int> counts(static_cast<size_t>(c.group.size()), recvcount);
-    wait_for(start_reduce_scatter(sendbuf, recvbuf, counts.data(), datatype, op, c, false));
+    wait_for(start_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op,
+                                        communicator(comm, "MPI_Reduce_scatter_block"), false));
   });
 }
 WEFT_MPI_ALIAS(Reduce_scatter_block)
@@ -402,21 +378,17 @@ WEFT_MPI_ALIAS(Reduce_scatter_block)
 int PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                MPI_Request* request) {
-  if (weft::mpi::is_intercomm(comm))
-    return weft::mpi::intercomm_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op,
-                                                     comm, request);
   return mpi_call("MPI_Ireduce_scatter_block", comm, [&] {
-    const MPI_ABI_Comm& c = communicator(comm, "MPI_Ireduce_scatter_block");
-    std::vector<int> counts(static_cast<size_t>(c.group.size()), recvcount);
     *request = as_request(
-        start_reduce_scatter(sendbuf, recvbuf, counts.data(), datatype, op, c, true), comm);
+        start_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op,
+                                   communicator(comm, "MPI_Ireduce_scatter_block"), true),
+        comm);
   });
 }
 WEFT_MPI_ALIAS(Ireduce_scatter_block)
 
 int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
               MPI_Comm comm) {
-  if (weft::mpi::is_intercomm(comm)) return weft::mpi::intercomm_refused("MPI_Scan", comm);
   return mpi_call("MPI_Scan", comm, [&] {
     wait_for(start_scan(sendbuf, recvbuf, count, datatype, op, true, communicator(comm, "MPI_Scan"),
                         false));
@@ -426,7 +398,6 @@ WEFT_MPI_ALIAS(Scan)
 
 int PMPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                MPI_Comm comm, MPI_Request* request) {
-  if (weft::mpi::is_intercomm(comm)) return weft::mpi::intercomm_refused("MPI_Iscan", comm);
   return mpi_call("MPI_Iscan", comm, [&] {
     *request = as_request(start_scan(sendbuf, recvbuf, count, datatype, op, true,
                                      communicator(comm, "MPI_Iscan"), true),
@@ -437,7 +408,6 @@ WEFT_MPI_ALIAS(Iscan)
 
 int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 MPI_Comm comm) {
-  if (weft::mpi::is_intercomm(comm)) return weft::mpi::intercomm_refused("MPI_Exscan", comm);
   return mpi_call("MPI_Exscan", comm, [&] {
     wait_for(start_scan(sendbuf, recvbuf, count, datatype, op, false,
                         communicator(comm, "MPI_Exscan"), false));
@@ -447,7 +417,6 @@ WEFT_MPI_ALIAS(Exscan)
 
 int PMPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                  MPI_Comm comm, MPI_Request* request) {
-  if (weft::mpi::is_intercomm(comm)) return weft::mpi::intercomm_refused("MPI_Iexscan", comm);
   return mpi_call("MPI_Iexscan", comm, [&] {
     *request = as_request(start_scan(sendbuf, recvbuf, count, datatype, op, false,
                                      communicator(comm, "MPI_Iexscan"), true),

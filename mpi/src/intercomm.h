@@ -19,12 +19,11 @@ namespace weft::mpi {
 // so the caller's own checks report that.
 bool is_intercomm(MPI_Comm comm);
 
-// This process's rank in, and the size of, the local group of `comm` (inter or intra).
-// The large-count (_c), persistent (_init) and Alltoallw forms of the collectives run
-// on intracommunicators only: on an intercommunicator they refuse with
-// MPI_ERR_UNSUPPORTED_OPERATION rather than run the intracommunicator algorithm.
+// MPI_ERR_COMM when `comm` is an intercommunicator, for the operations the standard
+// defines on intracommunicators only (MPI_Scan and MPI_Exscan in every form).
 void require_intracommunicator(const MPI_ABI_Comm& comm);
 
+// This process's rank in, and the size of, the local group of `comm` (inter or intra).
 int local_rank(const MPI_ABI_Comm& comm);
 int local_size(const MPI_ABI_Comm& comm);
 

@@ -48,8 +48,8 @@ weft::Tensor no_bytes() { return weft::Tensor(nullptr, 0, weft::DType::kUInt8); 
 
 // The call's communicator, which the dispatch found to be an intercommunicator.
 struct Call {
-  Call(MPI_Comm comm, const char* function)
-      : c(communicator(comm, function)),
+  explicit Call(const MPI_ABI_Comm& comm)
+      : c(comm),
         remote_size(static_cast<int>(c.remote_world_ranks.size())),
         plan(c.collective_group.size()) {}
   // The core's rank of remote rank `r`.
@@ -80,21 +80,13 @@ Started run(Call& call, bool async) {
   return std::move(call.started);
 }
 
-// The blocking form waits; the non-blocking one hands out its request.
+// The collective `body` plans, started; the caller waits for it (the blocking forms) or
+// hands it out as a request.
 template <typename Body>
-int collective(const char* blocking, const char* nonblocking, MPI_Comm comm, MPI_Request* request,
-               Body body) {
-  const char* function = request != nullptr ? nonblocking : blocking;
-  return mpi_call(function, comm, [&] {
-    Call call(comm, function);
-    body(call);
-    Started started = run(call, request != nullptr);
-    if (request != nullptr) {
-      *request = as_request(std::move(started), comm);
-    } else {
-      wait_for(std::move(started));
-    }
-  });
+Started collective(const MPI_ABI_Comm& c, bool async, Body body) {
+  Call call(c);
+  body(call);
+  return run(call, async);
 }
 
 // What a rooted collective's `root` makes this process: the root (MPI_ROOT), another
@@ -144,6 +136,24 @@ void receive_blocks(Call& call, const BlockBuffer& blocks) {
   }
 }
 
+// A leaf's part of a gathering to, or a reduction at, remote rank `root`.
+void send_to_root(Call& call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                  int root) {
+  require_not_in_place(sendbuf, "sendbuf");
+  call.in = send_from(call.started, BlockBuffer::single(sendbuf, sendcount, sendtype, "send"));
+  call.plan.send(call.remote(root), 0, call.in.bytes());
+}
+
+// A leaf's part of a scattering from remote rank `root`.
+void receive_from_root(Call& call, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                       int root) {
+  require_not_in_place(recvbuf, "recvbuf");
+  BlockBuffer data = BlockBuffer::single(recvbuf, recvcount, recvtype, "receive");
+  call.out = data.tensor();
+  receive_into(call.started, data);
+  call.plan.receive(call.remote(root), 0, call.out.bytes());
+}
+
 // Receives `bytes` from each remote rank, one after another in scratch memory, and
 // returns that memory.
 std::shared_ptr<std::vector<std::byte>> receive_contributions(Call& call, uint64_t bytes) {
@@ -161,7 +171,7 @@ std::shared_ptr<std::vector<std::byte>> receive_contributions(Call& call, uint64
 // `recvbuf`; `first` elements into each contribution starts the part combined (a
 // reduce-scatter's share), of `part` elements.
 void reduce_into(Call& call, void* recvbuf, uint64_t whole_bytes, const Reduction& part,
-                 uint64_t first_byte, int part_count, MPI_Datatype datatype) {
+                 uint64_t first_byte, MPI_Count part_count, MPI_Datatype datatype) {
   std::shared_ptr<std::vector<std::byte>> all = receive_contributions(call, whole_bytes);
   BlockBuffer result = BlockBuffer::single(recvbuf, part_count, datatype, "receive");
   int n = call.remote_size;
@@ -178,48 +188,52 @@ void reduce_into(Call& call, void* recvbuf, uint64_t whole_bytes, const Reductio
   receive_into(call.started, result);
 }
 
-// Reduce_scatter's: this rank's share of every contribution of `recvcounts` (local).
-void reduce_scatter(Call& call, const void* sendbuf, void* recvbuf,
-                    const std::vector<int>& recvcounts, MPI_Datatype datatype, MPI_Op op) {
+// Reduce_scatter's: this rank's share of every contribution of `recvcounts` (one per
+// rank of the local group).
+void reduce_scatter(Call& call, const void* sendbuf, void* recvbuf, CountArray recvcounts,
+                    MPI_Datatype datatype, MPI_Op op) {
   require_not_in_place(sendbuf, "sendbuf");
-  uint64_t total = 0, before = 0;
-  int me = local_rank(call.c);
-  for (size_t i = 0; i < recvcounts.size(); ++i) {
+  if (recvcounts.null()) throw MpiError(MPI_ERR_ARG, "recvcounts is NULL");
+  int64_t total = 0, before = 0;
+  int me = local_rank(call.c), n = local_size(call.c);
+  for (int i = 0; i < n; ++i) {
     if (recvcounts[i] < 0) {
       throw MpiError(MPI_ERR_COUNT, "recvcounts[" + std::to_string(i) +
                                         "] = " + std::to_string(recvcounts[i]) + " is negative");
     }
-    if (static_cast<int>(i) < me) before += static_cast<uint64_t>(recvcounts[i]);
-    total += static_cast<uint64_t>(recvcounts[i]);
+    if (i == me) before = total;
+    if (__builtin_add_overflow(total, recvcounts[i], &total)) {
+      throw MpiError(MPI_ERR_COUNT, "the recvcounts add up to more than an MPI_Count holds");
+    }
   }
-  if (total > INT32_MAX) throw MpiError(MPI_ERR_COUNT, "the recvcounts sum past INT_MAX");
-  Reduction whole(op, datatype, static_cast<int>(total));
-  int mine = recvcounts[static_cast<size_t>(me)];
+  Reduction whole(op, datatype, total);
+  MPI_Count mine = recvcounts[me];
   Reduction part(op, datatype, mine);
-  send_to_all(call, BlockBuffer::single(sendbuf, static_cast<int>(total), datatype, "send"));
-  reduce_into(call, recvbuf, whole.bytes(), part, before * whole.element_bytes(), mine, datatype);
+  send_to_all(call, BlockBuffer::single(sendbuf, total, datatype, "send"));
+  reduce_into(call, recvbuf, whole.bytes(), part,
+              static_cast<uint64_t>(before) * whole.element_bytes(), mine, datatype);
 }
 
 }  // namespace
 
-int intercomm_barrier(MPI_Comm comm, MPI_Request* request) {
-  const char* function = request != nullptr ? "MPI_Ibarrier" : "MPI_Barrier";
-  return mpi_call(function, comm, [&] {
-    const MPI_ABI_Comm& c = communicator(comm, function);
-    Started started = Started::of(run_collective(
-        request != nullptr, [&] { weft::barrier(c.collective_group); },
-        [&] { return weft::ibarrier(c.collective_group); }));
-    if (request != nullptr) {
-      *request = as_request(std::move(started), comm);
-    } else {
-      wait_for(std::move(started));
-    }
-  });
+bool intercomm_is_root(const MPI_ABI_Comm& c, int root) {
+  Call call(c);
+  return role_of(call, root) == Role::kRoot;
 }
 
-int intercomm_bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
-                    MPI_Request* request) {
-  return collective("MPI_Bcast", "MPI_Ibcast", comm, request, [&](Call& call) {
+int peer_count(const MPI_ABI_Comm& c) {
+  return c.inter ? static_cast<int>(c.remote_world_ranks.size()) : c.group.size();
+}
+
+Started intercomm_barrier(const MPI_ABI_Comm& c, bool async) {
+  return Started::of(run_collective(
+      async, [&] { weft::barrier(c.collective_group); },
+      [&] { return weft::ibarrier(c.collective_group); }));
+}
+
+Started intercomm_bcast(void* buffer, MPI_Count count, MPI_Datatype datatype, int root,
+                        const MPI_ABI_Comm& c, bool async) {
+  return collective(c, async, [&](Call& call) {
     Role role = role_of(call, root);
     if (role == Role::kIdle) return;
     BlockBuffer data = BlockBuffer::single(buffer, count, datatype, "broadcast");
@@ -233,77 +247,66 @@ int intercomm_bcast(void* buffer, int count, MPI_Datatype datatype, int root, MP
   });
 }
 
-int intercomm_gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                     MPI_Request* request) {
-  return collective("MPI_Gather", "MPI_Igather", comm, request, [&](Call& call) {
+Started intercomm_gather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                         void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                         const MPI_ABI_Comm& c, bool async) {
+  return collective(c, async, [&](Call& call) {
     Role role = role_of(call, root);
     if (role == Role::kRoot) {
       receive_blocks(
           call, BlockBuffer::uniform(recvbuf, recvcount, call.remote_size, recvtype, "receive"));
     } else if (role == Role::kLeaf) {
-      require_not_in_place(sendbuf, "sendbuf");
-      call.in = send_from(call.started, BlockBuffer::single(sendbuf, sendcount, sendtype, "send"));
-      call.plan.send(call.remote(root), 0, call.in.bytes());
+      send_to_root(call, sendbuf, sendcount, sendtype, root);
     }
   });
 }
 
-int intercomm_gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                      const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-                      MPI_Comm comm, MPI_Request* request) {
-  return collective("MPI_Gatherv", "MPI_Igatherv", comm, request, [&](Call& call) {
+Started intercomm_gatherv(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                          void* recvbuf, CountArray recvcounts, CountArray displs,
+                          MPI_Datatype recvtype, int root, const MPI_ABI_Comm& c, bool async) {
+  return collective(c, async, [&](Call& call) {
     Role role = role_of(call, root);
     if (role == Role::kRoot) {
       receive_blocks(call, BlockBuffer::varying(recvbuf, recvcounts, displs, call.remote_size,
                                                 recvtype, "recvcounts", "displs"));
     } else if (role == Role::kLeaf) {
-      require_not_in_place(sendbuf, "sendbuf");
-      call.in = send_from(call.started, BlockBuffer::single(sendbuf, sendcount, sendtype, "send"));
-      call.plan.send(call.remote(root), 0, call.in.bytes());
+      send_to_root(call, sendbuf, sendcount, sendtype, root);
     }
   });
 }
 
-int intercomm_scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                      MPI_Request* request) {
-  return collective("MPI_Scatter", "MPI_Iscatter", comm, request, [&](Call& call) {
+Started intercomm_scatter(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                          void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                          const MPI_ABI_Comm& c, bool async) {
+  return collective(c, async, [&](Call& call) {
     Role role = role_of(call, root);
     if (role == Role::kRoot) {
       send_blocks(call,
                   BlockBuffer::uniform(sendbuf, sendcount, call.remote_size, sendtype, "send"));
     } else if (role == Role::kLeaf) {
-      require_not_in_place(recvbuf, "recvbuf");
-      BlockBuffer data = BlockBuffer::single(recvbuf, recvcount, recvtype, "receive");
-      call.out = data.tensor();
-      receive_into(call.started, data);
-      call.plan.receive(call.remote(root), 0, call.out.bytes());
+      receive_from_root(call, recvbuf, recvcount, recvtype, root);
     }
   });
 }
 
-int intercomm_scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
-                       MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
-                       int root, MPI_Comm comm, MPI_Request* request) {
-  return collective("MPI_Scatterv", "MPI_Iscatterv", comm, request, [&](Call& call) {
+Started intercomm_scatterv(const void* sendbuf, CountArray sendcounts, CountArray displs,
+                           MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                           MPI_Datatype recvtype, int root, const MPI_ABI_Comm& c, bool async) {
+  return collective(c, async, [&](Call& call) {
     Role role = role_of(call, root);
     if (role == Role::kRoot) {
       send_blocks(call, BlockBuffer::varying(sendbuf, sendcounts, displs, call.remote_size,
                                              sendtype, "sendcounts", "displs"));
     } else if (role == Role::kLeaf) {
-      require_not_in_place(recvbuf, "recvbuf");
-      BlockBuffer data = BlockBuffer::single(recvbuf, recvcount, recvtype, "receive");
-      call.out = data.tensor();
-      receive_into(call.started, data);
-      call.plan.receive(call.remote(root), 0, call.out.bytes());
+      receive_from_root(call, recvbuf, recvcount, recvtype, root);
     }
   });
 }
 
-int intercomm_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  return collective("MPI_Allgather", "MPI_Iallgather", comm, request, [&](Call& call) {
+Started intercomm_allgather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                            void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                            const MPI_ABI_Comm& c, bool async) {
+  return collective(c, async, [&](Call& call) {
     require_not_in_place(sendbuf, "sendbuf");
     send_to_all(call, BlockBuffer::single(sendbuf, sendcount, sendtype, "send"));
     receive_blocks(call,
@@ -311,10 +314,10 @@ int intercomm_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
   });
 }
 
-int intercomm_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                         const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                         MPI_Comm comm, MPI_Request* request) {
-  return collective("MPI_Allgatherv", "MPI_Iallgatherv", comm, request, [&](Call& call) {
+Started intercomm_allgatherv(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                             void* recvbuf, CountArray recvcounts, CountArray displs,
+                             MPI_Datatype recvtype, const MPI_ABI_Comm& c, bool async) {
+  return collective(c, async, [&](Call& call) {
     require_not_in_place(sendbuf, "sendbuf");
     send_to_all(call, BlockBuffer::single(sendbuf, sendcount, sendtype, "send"));
     receive_blocks(call, BlockBuffer::varying(recvbuf, recvcounts, displs, call.remote_size,
@@ -322,9 +325,10 @@ int intercomm_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendty
   });
 }
 
-int intercomm_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  return collective("MPI_Alltoall", "MPI_Ialltoall", comm, request, [&](Call& call) {
+Started intercomm_alltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                           void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                           const MPI_ABI_Comm& c, bool async) {
+  return collective(c, async, [&](Call& call) {
     require_not_in_place(sendbuf, "sendbuf");
     send_blocks(call, BlockBuffer::uniform(sendbuf, sendcount, call.remote_size, sendtype, "send"));
     receive_blocks(call,
@@ -332,11 +336,11 @@ int intercomm_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype
   });
 }
 
-int intercomm_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                        MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                        const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
-                        MPI_Request* request) {
-  return collective("MPI_Alltoallv", "MPI_Ialltoallv", comm, request, [&](Call& call) {
+Started intercomm_alltoallv(const void* sendbuf, CountArray sendcounts, CountArray sdispls,
+                            MPI_Datatype sendtype, void* recvbuf, CountArray recvcounts,
+                            CountArray rdispls, MPI_Datatype recvtype, const MPI_ABI_Comm& c,
+                            bool async) {
+  return collective(c, async, [&](Call& call) {
     require_not_in_place(sendbuf, "sendbuf");
     send_blocks(call, BlockBuffer::varying(sendbuf, sendcounts, sdispls, call.remote_size, sendtype,
                                            "sendcounts", "sdispls"));
@@ -345,25 +349,23 @@ int intercomm_alltoallv(const void* sendbuf, const int sendcounts[], const int s
   });
 }
 
-int intercomm_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
-                     MPI_Op op, int root, MPI_Comm comm, MPI_Request* request) {
-  return collective("MPI_Reduce", "MPI_Ireduce", comm, request, [&](Call& call) {
+Started intercomm_reduce(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                         MPI_Op op, int root, const MPI_ABI_Comm& c, bool async) {
+  return collective(c, async, [&](Call& call) {
     Role role = role_of(call, root);
     if (role == Role::kIdle) return;
     Reduction reduction(op, datatype, count);
     if (role == Role::kRoot) {
       reduce_into(call, recvbuf, reduction.bytes(), reduction, 0, count, datatype);
     } else {
-      require_not_in_place(sendbuf, "sendbuf");
-      call.in = send_from(call.started, BlockBuffer::single(sendbuf, count, datatype, "send"));
-      call.plan.send(call.remote(root), 0, call.in.bytes());
+      send_to_root(call, sendbuf, count, datatype, root);
     }
   });
 }
 
-int intercomm_allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
-                        MPI_Op op, MPI_Comm comm, MPI_Request* request) {
-  return collective("MPI_Allreduce", "MPI_Iallreduce", comm, request, [&](Call& call) {
+Started intercomm_allreduce(const void* sendbuf, void* recvbuf, MPI_Count count,
+                            MPI_Datatype datatype, MPI_Op op, const MPI_ABI_Comm& c, bool async) {
+  return collective(c, async, [&](Call& call) {
     require_not_in_place(sendbuf, "sendbuf");
     Reduction reduction(op, datatype, count);
     send_to_all(call, BlockBuffer::single(sendbuf, count, datatype, "send"));
@@ -371,31 +373,21 @@ int intercomm_allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datat
   });
 }
 
-int intercomm_reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
-                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                             MPI_Request* request) {
-  return collective("MPI_Reduce_scatter", "MPI_Ireduce_scatter", comm, request, [&](Call& call) {
-    int n = local_size(call.c);
-    if (recvcounts == nullptr) throw MpiError(MPI_ERR_ARG, "recvcounts is NULL");
-    reduce_scatter(call, sendbuf, recvbuf, std::vector<int>(recvcounts, recvcounts + n), datatype,
-                   op);
+Started intercomm_reduce_scatter(const void* sendbuf, void* recvbuf, CountArray recvcounts,
+                                 MPI_Datatype datatype, MPI_Op op, const MPI_ABI_Comm& c,
+                                 bool async) {
+  return collective(c, async, [&](Call& call) {
+    reduce_scatter(call, sendbuf, recvbuf, recvcounts, datatype, op);
   });
 }
 
-int intercomm_reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
-                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                                   MPI_Request* request) {
-  return collective("MPI_Reduce_scatter_block", "MPI_Ireduce_scatter_block", comm, request,
-                    [&](Call& call) {
-                      std::vector<int> counts(static_cast<size_t>(local_size(call.c)), recvcount);
-                      reduce_scatter(call, sendbuf, recvbuf, counts, datatype, op);
-                    });
-}
-
-int intercomm_refused(const char* function, MPI_Comm comm) {
-  return handle_error(comm, function, MPI_ERR_COMM,
-                      "the communicator is an intercommunicator; the standard defines this "
-                      "collective on intracommunicators only");
+Started intercomm_reduce_scatter_block(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
+                                       MPI_Datatype datatype, MPI_Op op, const MPI_ABI_Comm& c,
+                                       bool async) {
+  return collective(c, async, [&](Call& call) {
+    std::vector<MPI_Count> counts(static_cast<size_t>(local_size(call.c)), recvcount);
+    reduce_scatter(call, sendbuf, recvbuf, counts.data(), datatype, op);
+  });
 }
 
 }  // namespace weft::mpi

@@ -1,50 +1,68 @@
 // The collectives on an intercommunicator (the standard's "intercommunicator collective
-// operations"): each existing collective function hands its call here first when the
-// communicator is one. `request` is the non-blocking form's (MPI_Ibcast's); nullptr
-// means the blocking form. Each returns as the MPI function does.
+// operations"). Every form of a collective, classic or large-count (_c), blocking,
+// non-blocking or persistent (_init), starts through its start_* function
+// (collective_starts.h), which hands the call here when the communicator is an
+// intercommunicator; so the forms share one implementation, with 64-bit counts
+// (CountArray reads the classic forms' int arrays and the _c forms' MPI_Count and
+// MPI_Aint ones alike). Each starts the operation as start_* does: `async` starts the
+// core's non-blocking operation instead of running the blocking one.
 #pragma once
 
 #include <mpi.h>
 
+#include "mpi/src/count_array.h"
+#include "mpi/src/objects.h"
+#include "mpi/src/started.h"
+
 namespace weft::mpi {
 
-int intercomm_barrier(MPI_Comm comm, MPI_Request* request);
-int intercomm_bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
-                    MPI_Request* request);
-int intercomm_gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                     MPI_Request* request);
-int intercomm_gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                      const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-                      MPI_Comm comm, MPI_Request* request);
-int intercomm_scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                      MPI_Request* request);
-int intercomm_scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
-                       MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
-                       int root, MPI_Comm comm, MPI_Request* request);
-int intercomm_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
-int intercomm_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                         const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                         MPI_Comm comm, MPI_Request* request);
-int intercomm_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
-int intercomm_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                        MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                        const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
-                        MPI_Request* request);
-int intercomm_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
-                     MPI_Op op, int root, MPI_Comm comm, MPI_Request* request);
-int intercomm_allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
-                        MPI_Op op, MPI_Comm comm, MPI_Request* request);
-int intercomm_reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
-                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request);
-int intercomm_reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
-                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                                   MPI_Request* request);
-// MPI_Scan and MPI_Exscan (and their non-blocking forms), which the standard defines
-// on intracommunicators only: MPI_ERR_COMM.
-int intercomm_refused(const char* function, MPI_Comm comm);
+Started intercomm_barrier(const MPI_ABI_Comm& c, bool async);
+Started intercomm_bcast(void* buffer, MPI_Count count, MPI_Datatype datatype, int root,
+                        const MPI_ABI_Comm& c, bool async);
+Started intercomm_gather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                         void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                         const MPI_ABI_Comm& c, bool async);
+Started intercomm_gatherv(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                          void* recvbuf, CountArray recvcounts, CountArray displs,
+                          MPI_Datatype recvtype, int root, const MPI_ABI_Comm& c, bool async);
+Started intercomm_scatter(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                          void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                          const MPI_ABI_Comm& c, bool async);
+Started intercomm_scatterv(const void* sendbuf, CountArray sendcounts, CountArray displs,
+                           MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                           MPI_Datatype recvtype, int root, const MPI_ABI_Comm& c, bool async);
+Started intercomm_allgather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                            void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                            const MPI_ABI_Comm& c, bool async);
+Started intercomm_allgatherv(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                             void* recvbuf, CountArray recvcounts, CountArray displs,
+                             MPI_Datatype recvtype, const MPI_ABI_Comm& c, bool async);
+Started intercomm_alltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                           void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                           const MPI_ABI_Comm& c, bool async);
+Started intercomm_alltoallv(const void* sendbuf, CountArray sendcounts, CountArray sdispls,
+                            MPI_Datatype sendtype, void* recvbuf, CountArray recvcounts,
+                            CountArray rdispls, MPI_Datatype recvtype, const MPI_ABI_Comm& c,
+                            bool async);
+Started intercomm_reduce(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                         MPI_Op op, int root, const MPI_ABI_Comm& c, bool async);
+Started intercomm_allreduce(const void* sendbuf, void* recvbuf, MPI_Count count,
+                            MPI_Datatype datatype, MPI_Op op, const MPI_ABI_Comm& c, bool async);
+// `recvcounts` has one count per rank of the local group.
+Started intercomm_reduce_scatter(const void* sendbuf, void* recvbuf, CountArray recvcounts,
+                                 MPI_Datatype datatype, MPI_Op op, const MPI_ABI_Comm& c,
+                                 bool async);
+Started intercomm_reduce_scatter_block(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
+                                       MPI_Datatype datatype, MPI_Op op, const MPI_ABI_Comm& c,
+                                       bool async);
+
+// Whether this process is the root of a rooted collective whose root argument is `root`
+// (MPI_ROOT); MPI_ERR_ROOT unless `root` is MPI_ROOT, MPI_PROC_NULL or a remote rank.
+// The persistent forms ask at init which of their arrays this process reads.
+bool intercomm_is_root(const MPI_ABI_Comm& c, int root);
+
+// The size of the group whose members a collective on `c` exchanges blocks with: the
+// remote group's for an intercommunicator, the whole group's otherwise.
+int peer_count(const MPI_ABI_Comm& c);
 
 }  // namespace weft::mpi

@@ -87,11 +87,9 @@ bool is_intercomm(MPI_Comm comm) {
 
 void require_intracommunicator(const MPI_ABI_Comm& comm) {
   if (comm.inter) {
-    throw MpiError(MPI_ERR_UNSUPPORTED_OPERATION,
-                   comm.name +
-                       " is an intercommunicator: weft carries out the classic forms of "
-                       "the collectives on intercommunicators, not their large-count, persistent "
-                       "or Alltoallw forms");
+    throw MpiError(MPI_ERR_COMM, comm.name +
+                                     " is an intercommunicator; the standard defines this "
+                                     "operation on intracommunicators only");
   }
 }
 

@@ -2,6 +2,7 @@
 // request; each MPI_Start runs the operation anew as its non-blocking form does, and
 // completing it leaves the request allocated and inactive until the next start or
 // MPI_Request_free (the restart hook persistent point-to-point uses, persistent.cc).
+// On an intercommunicator each start runs the intercommunicator form (through start_*).
 // The count, displacement and datatype arrays are copied at init, so later changes to
 // the program's arrays do not reach the operation. The info argument carries hints only,
 // none of which weft needs.
@@ -16,6 +17,8 @@
 #include "mpi/src/derived_types.h"
 #include "mpi/src/errors.h"
 #include "mpi/src/export.h"
+#include "mpi/src/intercomm.h"
+#include "mpi/src/intercomm_collectives.h"
 #include "mpi/src/objects.h"
 #include "mpi/src/started.h"
 
@@ -81,14 +84,18 @@ class HeldTypes {
   std::vector<MPI_Datatype> owned_;
 };
 
-// The communicator's size, checking the handle at init.
-int size_of(MPI_Comm comm, const char* function) {
-  return communicator(comm, function).group.size();
+// How many entries the operation reads of a per-peer array (counts, displacements,
+// datatypes): one per rank of the communicator, or of the remote group of an
+// intercommunicator. Checks the handle at init.
+int peers_of(MPI_Comm comm, const char* function) {
+  return weft::mpi::peer_count(communicator(comm, function));
 }
 
-// Whether this rank is `root`, checking the root at init.
+// Whether this rank is `root` (on an intercommunicator: passes MPI_ROOT), checking the
+// root at init.
 bool is_root(MPI_Comm comm, int root, const char* function) {
   const MPI_ABI_Comm& c = communicator(comm, function);
+  if (c.inter) return weft::mpi::intercomm_is_root(c, root);
   return weft::mpi::checked_root(c, root) == c.group.rank();
 }
 
@@ -147,7 +154,7 @@ MPI_Request gatherv_init(const void* sendbuf, MPI_Count sendcount, MPI_Datatype 
   sendtype = held->hold(sendtype);
   recvtype = held->hold(recvtype);
   bool root_here = is_root(comm, root, function);
-  int n = size_of(comm, function);
+  int n = peers_of(comm, function);
   return persistent_collective(comm, function,
                                [=, held = held, counts = saved(recvcounts, n, root_here),
                                 offsets = saved(displs, n, root_here)](const MPI_ABI_Comm& c) {
@@ -177,7 +184,7 @@ MPI_Request scatterv_init(const void* sendbuf, CountArray sendcounts, CountArray
   sendtype = held->hold(sendtype);
   recvtype = held->hold(recvtype);
   bool root_here = is_root(comm, root, function);
-  int n = size_of(comm, function);
+  int n = peers_of(comm, function);
   return persistent_collective(comm, function,
                                [=, held = held, counts = saved(sendcounts, n, root_here),
                                 offsets = saved(displs, n, root_here)](const MPI_ABI_Comm& c) {
@@ -206,7 +213,7 @@ MPI_Request allgatherv_init(const void* sendbuf, MPI_Count sendcount, MPI_Dataty
   auto held = std::make_shared<HeldTypes>();
   sendtype = held->hold(sendtype);
   recvtype = held->hold(recvtype);
-  int n = size_of(comm, function);
+  int n = peers_of(comm, function);
   return persistent_collective(comm, function,
                                [=, held = held, counts = saved(recvcounts, n),
                                 offsets = saved(displs, n)](const MPI_ABI_Comm& c) {
@@ -236,7 +243,7 @@ MPI_Request alltoallv_init(const void* sendbuf, CountArray sendcounts, CountArra
   auto held = std::make_shared<HeldTypes>();
   sendtype = held->hold(sendtype);
   recvtype = held->hold(recvtype);
-  int n = size_of(comm, function);
+  int n = peers_of(comm, function);
   bool sends = sendbuf != MPI_IN_PLACE;
   return persistent_collective(
       comm, function,
@@ -254,7 +261,7 @@ MPI_Request alltoallw_init(const void* sendbuf, CountArray sendcounts, CountArra
                            CountArray rdispls, const MPI_Datatype recvtypes[], MPI_Comm comm,
                            const char* function) {
   auto held = std::make_shared<HeldTypes>();
-  int n = size_of(comm, function);
+  int n = peers_of(comm, function);
   bool sends = sendbuf != MPI_IN_PLACE;
   return persistent_collective(
       comm, function,
@@ -284,9 +291,8 @@ MPI_Request allreduce_init(const void* sendbuf, void* recvbuf, MPI_Count count,
   auto held = std::make_shared<HeldTypes>();
   datatype = held->hold(datatype);
   communicator(comm, function);
-  const void* input = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
   return persistent_collective(comm, function, [=, held = held](const MPI_ABI_Comm& c) {
-    return weft::mpi::start_reduce(input, recvbuf, count, datatype, op, -1, c, true);
+    return weft::mpi::start_allreduce(sendbuf, recvbuf, count, datatype, op, c, true);
   });
 }
 
@@ -295,7 +301,8 @@ MPI_Request reduce_scatter_init(const void* sendbuf, void* recvbuf, CountArray r
                                 const char* function) {
   auto held = std::make_shared<HeldTypes>();
   datatype = held->hold(datatype);
-  int n = size_of(comm, function);
+  // One count per rank of the local group (of an intercommunicator too).
+  int n = weft::mpi::local_size(communicator(comm, function));
   if (recvcounts.null()) throw weft::mpi::MpiError(MPI_ERR_ARG, "recvcounts is NULL");
   return persistent_collective(
       comm, function, [=, held = held, counts = saved(recvcounts, n)](const MPI_ABI_Comm& c) {
@@ -320,7 +327,8 @@ MPI_Request scan_init(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_D
                       MPI_Op op, bool inclusive, MPI_Comm comm, const char* function) {
   auto held = std::make_shared<HeldTypes>();
   datatype = held->hold(datatype);
-  communicator(comm, function);
+  // Refused at init on an intercommunicator, so that no request is made for it.
+  weft::mpi::require_intracommunicator(communicator(comm, function));
   return persistent_collective(comm, function, [=, held = held](const MPI_ABI_Comm& c) {
     return weft::mpi::start_scan(sendbuf, recvbuf, count, datatype, op, inclusive, c, true);
   });

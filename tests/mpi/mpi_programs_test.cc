@@ -80,6 +80,7 @@ const std::vector<std::string> kNewerStandardPrograms = {
     "buffers",
     "type_contents",
     "type_layouts",
+    "intercomm_large_count",
 };
 // clang-format on
 
