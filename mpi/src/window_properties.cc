@@ -1,7 +1,5 @@
 // What a window is besides its memory: its name, group, info hints and error handler
-// (MPI_Win_set_name and the rest), and the error handlers of files, of which weft has
-// only MPI_FILE_NULL: its handler is the default for files, MPI_ERRORS_RETURN until the
-// program changes it.
+// (MPI_Win_set_name and the rest). Files' error handlers are in file_errhandlers.cc.
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -62,36 +60,6 @@ int win_call(const char* function, MPI_Win win, Body&& body) {
     return MPI_SUCCESS;
   } catch (const std::exception& e) {
     return handle_win_error(win, function, weft::mpi::error_class_of(e), e.what());
-  }
-}
-
-MPI_Errhandler& file_null_errhandler() {
-  static MPI_Errhandler handler = MPI_ERRORS_RETURN;
-  return handler;
-}
-
-void require_file_null(MPI_File file) {
-  if (file != MPI_FILE_NULL) {
-    throw MpiError(MPI_ERR_FILE,
-                   "not a valid file: weft opens no files, only MPI_FILE_NULL is one");
-  }
-}
-
-int handle_file_error(const char* function, int error_class, const std::string& message) {
-  return apply_handler(file_null_errhandler(), function, error_class, message,
-                       [&](MPI_Errhandler h, int code) {
-                         MPI_File on = MPI_FILE_NULL;
-                         h->file_function(&on, &code);
-                       });
-}
-
-template <typename Body>
-int file_call(const char* function, Body&& body) {
-  try {
-    body();
-    return MPI_SUCCESS;
-  } catch (const std::exception& e) {
-    return handle_file_error(function, weft::mpi::error_class_of(e), e.what());
   }
 }
 
@@ -199,47 +167,5 @@ int PMPI_Win_call_errhandler(MPI_Win win, int errorcode) {
   return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(Win_call_errhandler)
-
-int PMPI_File_create_errhandler(MPI_File_errhandler_function* file_errhandler_fn,
-                                MPI_Errhandler* errhandler) {
-  return mpi_call("MPI_File_create_errhandler", MPI_COMM_WORLD, [&] {
-    if (file_errhandler_fn == nullptr) throw MpiError(MPI_ERR_ARG, "file_errhandler_fn is NULL");
-    require_pointer(errhandler, "errhandler");
-    auto* handler = new MPI_ABI_Errhandler();
-    handler->file_function = file_errhandler_fn;
-    *errhandler = handler;
-  });
-}
-WEFT_MPI_ALIAS(File_create_errhandler)
-
-int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler) {
-  return file_call("MPI_File_set_errhandler", [&] {
-    require_file_null(file);
-    MPI_ABI_Errhandler* user = weft::mpi::user_errhandler_or_null(errhandler);
-    if (user != nullptr && user->file_function == nullptr) {
-      throw MpiError(MPI_ERR_ARG, "the error handler is not a file's");
-    }
-    file_null_errhandler() = errhandler;
-  });
-}
-WEFT_MPI_ALIAS(File_set_errhandler)
-
-int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler* errhandler) {
-  return file_call("MPI_File_get_errhandler", [&] {
-    require_file_null(file);
-    require_pointer(errhandler, "errhandler");
-    *errhandler = file_null_errhandler();
-  });
-}
-WEFT_MPI_ALIAS(File_get_errhandler)
-
-int PMPI_File_call_errhandler(MPI_File fh, int errorcode) {
-  int rc = file_call("MPI_File_call_errhandler", [&] { require_file_null(fh); });
-  if (rc != MPI_SUCCESS) return rc;
-  handle_file_error("MPI_File_call_errhandler", errorcode,
-                    "the program raised this error on MPI_FILE_NULL");
-  return MPI_SUCCESS;
-}
-WEFT_MPI_ALIAS(File_call_errhandler)
 
 }  // extern "C"

@@ -56,6 +56,7 @@ const std::vector<std::string> kStandardPrograms = {
     "intercomm_collectives",
     "alltoallw",
     "mprobe",
+    "file_io",
 };
 // clang-format on
 
