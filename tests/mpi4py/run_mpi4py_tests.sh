@@ -11,9 +11,16 @@
 # needs no rebuild of mpi4py. Prints "mpi4py: N ranks: ..." per run and exits non-zero
 # when any run had a failure or an error. JUnit reports go to .cache/mpi4py/xml/N.
 #
-# Modules left out: the one-sided (test_win, test_rma, test_rma_nb) and I/O (test_io)
-# tests, until weft implements those parts of the standard (docs/MPI.md: they refuse);
-# spawning (MPI4PY_TEST_SPAWN=0): weft's jobs are started whole by weftrun.
+# Left out, each for a reason docs/MPI.md gives:
+#   - one-sided communication, which weft does not implement yet (it refuses with
+#     MPI_ERR_UNSUPPORTED_OPERATION): test_win, test_rma, test_rma_nb, the RMA cases
+#     of test_msgspec (TestMessageRMA) and mpi4py.util.sync's Sequential, which is
+#     built on windows (TestSequential*);
+#   - spawning (MPI4PY_TEST_SPAWN=0): weft's jobs are started whole by weftrun;
+#   - test_ulfm's testIAgree: without the fault-tolerance extension mpi4py agrees with
+#     MPI_Iallreduce on the communicator itself, and the test then starts that and a
+#     barrier in different orders on different ranks, which the standard calls
+#     erroneous and weft reports (MPI_ERR_OTHER, collectives out of order).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 readonly version=4.1.2
@@ -47,7 +54,8 @@ if [ ! -f "$root/mpi4py-$version/test/main.py" ]; then
   tar -xzf "$sdist" -C "$root" "mpi4py-$version/test" || exit 1
 fi
 
-excluded=(-e test_win -e test_rma -e test_rma_nb -e test_io)
+excluded=(-e 'test_win[.]py' -e 'test_rma(_nb)?[.]py' -x TestMessageRMA -x TestSequential
+          -x testIAgree)
 status=0
 for n in "${ranks[@]}"; do
   log=$root/test-$n.log
