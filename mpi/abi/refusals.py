@@ -21,10 +21,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REASONS = [
     (r'^Comm_spawn', 'MPI_ERR_SPAWN',
      'starting processes from a running job is not supported: weftrun starts a job whole'),
-    (r'^(Comm_accept|Comm_connect|Comm_join|Open_port|Close_port|Publish_name|'
-     r'Unpublish_name|Lookup_name)',
-     'MPI_ERR_UNSUPPORTED_OPERATION',
-     'connecting separately started jobs (ports, name publishing) is not supported'),
     (r'^(Win_|Put|Get(_c)?$|R?[Aa]ccumulate|R?[Gg]et_accumulate|Rput|Rget|Fetch_and_op|'
      r'Compare_and_swap)',
      'MPI_ERR_UNSUPPORTED_OPERATION', 'one-sided communication (RMA) is not implemented yet'),

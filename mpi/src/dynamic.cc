@@ -1,7 +1,7 @@
 // Dynamic processes, as far as weft has them: a weft job is started whole by weftrun,
 // so no process has a parent, and MPI_Comm_disconnect is MPI_Comm_free after the
-// communication on the communicator has ended. Spawning, ports and connecting to
-// another job are not carried out (they refuse).
+// communication on the communicator has ended. Spawning refuses; ports, MPI_Comm_join
+// and the name service connect processes of one job (mpi/src/connections.h).
 #include "mpi/src/arguments.h"
 #include "mpi/src/errors.h"
 #include "mpi/src/export.h"

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "mpi/src/arguments.h"
+#include "mpi/src/connections.h"
 #include "mpi/src/errors.h"
 #include "mpi/src/export.h"
 #include "mpi/src/keyvals.h"
@@ -49,6 +50,7 @@ void start_runtime() {
   // MPI_COMM_SELF needs a context of its own, apart from the world's.
   lib.self.group = *weft::split_group(weft::Group(), rank, 0);
   describe_world(lib.self, "MPI_COMM_SELF", {rank});
+  weft::mpi::start_connections();
   lib.runtime_started = true;
 }
 
@@ -109,6 +111,7 @@ int PMPI_Finalize(void) {
   return mpi_call("MPI_Finalize", MPI_COMM_WORLD, [&] {
     weft::mpi::require_initialized("MPI_Finalize");
     weft::mpi::delete_attributes_at_finalize();
+    weft::mpi::end_connections();
     LibraryState& lib = library();
     lib.finalized = true;
     weft::mpi::stop_runtime_if_unused();

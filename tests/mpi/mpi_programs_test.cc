@@ -82,6 +82,7 @@ const std::vector<std::string> kNewerStandardPrograms = {
     "type_contents",
     "type_layouts",
     "intercomm_large_count",
+    "ports",
 };
 // clang-format on
 
