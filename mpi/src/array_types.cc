@@ -10,6 +10,7 @@
 #include "mpi/src/errors.h"
 #include "mpi/src/export.h"
 #include "mpi/src/objects.h"
+#include "mpi/src/type_constructors.h"
 #include "mpi/src/type_recipes.h"
 
 namespace weft::mpi {
@@ -171,20 +172,12 @@ MPI_Datatype make_darray(int size, int rank, int ndims, const int64_t gsizes[],
 
 }  // namespace weft::mpi
 
+using weft::mpi::construct_type;
 using weft::mpi::mpi_call;
 using weft::mpi::RecipeWriter;
 using weft::mpi::require_pointer;
 
 namespace {
-
-template <typename Make>
-int construct(const char* function, MPI_Datatype* newtype, Make&& make) {
-  return mpi_call(function, MPI_COMM_WORLD, [&] {
-    weft::mpi::require_initialized(function);
-    require_pointer(newtype, "newtype");
-    *newtype = make();
-  });
-}
 
 template <typename T>
 std::vector<int64_t> widened(int n, const T* values) {
@@ -237,7 +230,7 @@ extern "C" {
 int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
                               const int array_of_starts[], int order, MPI_Datatype oldtype,
                               MPI_Datatype* newtype) {
-  return construct("MPI_Type_create_subarray", newtype, [&] {
+  return construct_type("MPI_Type_create_subarray", newtype, [&] {
     return subarray(false, ndims, array_of_sizes, array_of_subsizes, array_of_starts, order,
                     oldtype);
   });
@@ -248,7 +241,7 @@ int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[],
                                 const MPI_Count array_of_subsizes[],
                                 const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype,
                                 MPI_Datatype* newtype) {
-  return construct("MPI_Type_create_subarray_c", newtype, [&] {
+  return construct_type("MPI_Type_create_subarray_c", newtype, [&] {
     return subarray(true, ndims, array_of_sizes, array_of_subsizes, array_of_starts, order,
                     oldtype);
   });
@@ -259,7 +252,7 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gs
                             const int array_of_distribs[], const int array_of_dargs[],
                             const int array_of_psizes[], int order, MPI_Datatype oldtype,
                             MPI_Datatype* newtype) {
-  return construct("MPI_Type_create_darray", newtype, [&] {
+  return construct_type("MPI_Type_create_darray", newtype, [&] {
     return darray(false, size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs,
                   array_of_psizes, order, oldtype);
   });
@@ -270,7 +263,7 @@ int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count arr
                               const int array_of_distribs[], const int array_of_dargs[],
                               const int array_of_psizes[], int order, MPI_Datatype oldtype,
                               MPI_Datatype* newtype) {
-  return construct("MPI_Type_create_darray_c", newtype, [&] {
+  return construct_type("MPI_Type_create_darray_c", newtype, [&] {
     return darray(true, size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs,
                   array_of_psizes, order, oldtype);
   });

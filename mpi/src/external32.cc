@@ -14,6 +14,7 @@
 #include "mpi/src/errors.h"
 #include "mpi/src/export.h"
 #include "mpi/src/objects.h"
+#include "mpi/src/type_constructors.h"
 
 namespace weft::mpi {
 namespace {
@@ -221,16 +222,6 @@ void convert(const Typemap& t, uint64_t count, const std::byte* in, std::byte* o
       out += kToExternal ? e.size : part;
     }
   });
-}
-
-void check_position(MPI_Count position, MPI_Count size, const char* what) {
-  if (size < 0) {
-    throw MpiError(MPI_ERR_ARG, std::string(what) + " " + std::to_string(size) + " is negative");
-  }
-  if (position < 0 || position > size) {
-    throw MpiError(MPI_ERR_ARG, "position " + std::to_string(position) + " is outside [0, " +
-                                    std::to_string(size) + "]");
-  }
 }
 
 void check_count(MPI_Count count, const char* what) {

@@ -140,27 +140,75 @@ void run(const char* function, MPI_Comm comm, Mode mode, MPI_Request* request, c
   }
 }
 
+// Each collective's entry points (blocking, non-blocking and persistent, each with its
+// _c form) differ only in their name, mode and count types: one of these serves them.
+template <typename Count>
+int allgather(const char* function, MPI_Comm comm, Mode mode, MPI_Request* request,
+              const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+              Count recvcount, MPI_Datatype recvtype) {
+  return mpi_call(function, comm, [&] {
+    run(function, comm, mode, request, same(sendbuf, sendcount, sendtype, "send"),
+        consecutive(recvbuf, recvcount, recvtype, "receive"));
+  });
+}
+
+template <typename Count, typename Displ>
+int allgatherv(const char* function, MPI_Comm comm, Mode mode, MPI_Request* request,
+               const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+               const Count recvcounts[], const Displ displs[], MPI_Datatype recvtype) {
+  return mpi_call(function, comm, [&] {
+    run(function, comm, mode, request, same(sendbuf, sendcount, sendtype, "send"),
+        varying(recvbuf, recvcounts, displs, recvtype, "receive"));
+  });
+}
+
+template <typename Count>
+int alltoall(const char* function, MPI_Comm comm, Mode mode, MPI_Request* request,
+             const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+             Count recvcount, MPI_Datatype recvtype) {
+  return mpi_call(function, comm, [&] {
+    run(function, comm, mode, request, consecutive(sendbuf, sendcount, sendtype, "send"),
+        consecutive(recvbuf, recvcount, recvtype, "receive"));
+  });
+}
+
+template <typename Count, typename Displ>
+int alltoallv(const char* function, MPI_Comm comm, Mode mode, MPI_Request* request,
+              const void* sendbuf, const Count sendcounts[], const Displ sdispls[],
+              MPI_Datatype sendtype, void* recvbuf, const Count recvcounts[], const Displ rdispls[],
+              MPI_Datatype recvtype) {
+  return mpi_call(function, comm, [&] {
+    run(function, comm, mode, request, varying(sendbuf, sendcounts, sdispls, sendtype, "send"),
+        varying(recvbuf, recvcounts, rdispls, recvtype, "receive"));
+  });
+}
+
+template <typename Count>
+int alltoallw(const char* function, MPI_Comm comm, Mode mode, MPI_Request* request,
+              const void* sendbuf, const Count sendcounts[], const MPI_Aint sdispls[],
+              const MPI_Datatype sendtypes[], void* recvbuf, const Count recvcounts[],
+              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[]) {
+  return mpi_call(function, comm, [&] {
+    run(function, comm, mode, request, typed(sendbuf, sendcounts, sdispls, sendtypes, "send"),
+        typed(recvbuf, recvcounts, rdispls, recvtypes, "receive"));
+  });
+}
+
 }  // namespace
 
 extern "C" {
 int PMPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                             void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  return mpi_call("MPI_Neighbor_allgather", comm, [&] {
-    run("MPI_Neighbor_allgather", comm, Mode::kBlocking, nullptr,
-        same(sendbuf, sendcount, sendtype, "send"),
-        consecutive(recvbuf, recvcount, recvtype, "receive"));
-  });
+  return allgather("MPI_Neighbor_allgather", comm, Mode::kBlocking, nullptr, sendbuf, sendcount,
+                   sendtype, recvbuf, recvcount, recvtype);
 }
 WEFT_MPI_ALIAS(Neighbor_allgather)
 
 int PMPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                              void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                              MPI_Request* request) {
-  return mpi_call("MPI_Ineighbor_allgather", comm, [&] {
-    run("MPI_Ineighbor_allgather", comm, Mode::kNonblocking, request,
-        same(sendbuf, sendcount, sendtype, "send"),
-        consecutive(recvbuf, recvcount, recvtype, "receive"));
-  });
+  return allgather("MPI_Ineighbor_allgather", comm, Mode::kNonblocking, request, sendbuf, sendcount,
+                   sendtype, recvbuf, recvcount, recvtype);
 }
 WEFT_MPI_ALIAS(Ineighbor_allgather)
 
@@ -168,33 +216,24 @@ int PMPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatyp
                                  void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                                  MPI_Info info, MPI_Request* request) {
   (void)info;  // no hints are used
-  return mpi_call("MPI_Neighbor_allgather_init", comm, [&] {
-    run("MPI_Neighbor_allgather_init", comm, Mode::kPersistent, request,
-        same(sendbuf, sendcount, sendtype, "send"),
-        consecutive(recvbuf, recvcount, recvtype, "receive"));
-  });
+  return allgather("MPI_Neighbor_allgather_init", comm, Mode::kPersistent, request, sendbuf,
+                   sendcount, sendtype, recvbuf, recvcount, recvtype);
 }
 WEFT_MPI_ALIAS(Neighbor_allgather_init)
 
 int PMPI_Neighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                               void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                               MPI_Comm comm) {
-  return mpi_call("MPI_Neighbor_allgather_c", comm, [&] {
-    run("MPI_Neighbor_allgather_c", comm, Mode::kBlocking, nullptr,
-        same(sendbuf, sendcount, sendtype, "send"),
-        consecutive(recvbuf, recvcount, recvtype, "receive"));
-  });
+  return allgather("MPI_Neighbor_allgather_c", comm, Mode::kBlocking, nullptr, sendbuf, sendcount,
+                   sendtype, recvbuf, recvcount, recvtype);
 }
 WEFT_MPI_ALIAS(Neighbor_allgather_c)
 
 int PMPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                                void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                                MPI_Comm comm, MPI_Request* request) {
-  return mpi_call("MPI_Ineighbor_allgather_c", comm, [&] {
-    run("MPI_Ineighbor_allgather_c", comm, Mode::kNonblocking, request,
-        same(sendbuf, sendcount, sendtype, "send"),
-        consecutive(recvbuf, recvcount, recvtype, "receive"));
-  });
+  return allgather("MPI_Ineighbor_allgather_c", comm, Mode::kNonblocking, request, sendbuf,
+                   sendcount, sendtype, recvbuf, recvcount, recvtype);
 }
 WEFT_MPI_ALIAS(Ineighbor_allgather_c)
 
@@ -202,33 +241,24 @@ int PMPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI
                                    void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                                    MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   (void)info;  // no hints are used
-  return mpi_call("MPI_Neighbor_allgather_init_c", comm, [&] {
-    run("MPI_Neighbor_allgather_init_c", comm, Mode::kPersistent, request,
-        same(sendbuf, sendcount, sendtype, "send"),
-        consecutive(recvbuf, recvcount, recvtype, "receive"));
-  });
+  return allgather("MPI_Neighbor_allgather_init_c", comm, Mode::kPersistent, request, sendbuf,
+                   sendcount, sendtype, recvbuf, recvcount, recvtype);
 }
 WEFT_MPI_ALIAS(Neighbor_allgather_init_c)
 
 int PMPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                              void* recvbuf, const int recvcounts[], const int displs[],
                              MPI_Datatype recvtype, MPI_Comm comm) {
-  return mpi_call("MPI_Neighbor_allgatherv", comm, [&] {
-    run("MPI_Neighbor_allgatherv", comm, Mode::kBlocking, nullptr,
-        same(sendbuf, sendcount, sendtype, "send"),
-        varying(recvbuf, recvcounts, displs, recvtype, "receive"));
-  });
+  return allgatherv("MPI_Neighbor_allgatherv", comm, Mode::kBlocking, nullptr, sendbuf, sendcount,
+                    sendtype, recvbuf, recvcounts, displs, recvtype);
 }
 WEFT_MPI_ALIAS(Neighbor_allgatherv)
 
 int PMPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                               void* recvbuf, const int recvcounts[], const int displs[],
                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  return mpi_call("MPI_Ineighbor_allgatherv", comm, [&] {
-    run("MPI_Ineighbor_allgatherv", comm, Mode::kNonblocking, request,
-        same(sendbuf, sendcount, sendtype, "send"),
-        varying(recvbuf, recvcounts, displs, recvtype, "receive"));
-  });
+  return allgatherv("MPI_Ineighbor_allgatherv", comm, Mode::kNonblocking, request, sendbuf,
+                    sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
 }
 WEFT_MPI_ALIAS(Ineighbor_allgatherv)
 
@@ -237,22 +267,16 @@ int PMPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Dataty
                                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                   MPI_Request* request) {
   (void)info;  // no hints are used
-  return mpi_call("MPI_Neighbor_allgatherv_init", comm, [&] {
-    run("MPI_Neighbor_allgatherv_init", comm, Mode::kPersistent, request,
-        same(sendbuf, sendcount, sendtype, "send"),
-        varying(recvbuf, recvcounts, displs, recvtype, "receive"));
-  });
+  return allgatherv("MPI_Neighbor_allgatherv_init", comm, Mode::kPersistent, request, sendbuf,
+                    sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
 }
 WEFT_MPI_ALIAS(Neighbor_allgatherv_init)
 
 int PMPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                                void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
                                MPI_Datatype recvtype, MPI_Comm comm) {
-  return mpi_call("MPI_Neighbor_allgatherv_c", comm, [&] {
-    run("MPI_Neighbor_allgatherv_c", comm, Mode::kBlocking, nullptr,
-        same(sendbuf, sendcount, sendtype, "send"),
-        varying(recvbuf, recvcounts, displs, recvtype, "receive"));
-  });
+  return allgatherv("MPI_Neighbor_allgatherv_c", comm, Mode::kBlocking, nullptr, sendbuf, sendcount,
+                    sendtype, recvbuf, recvcounts, displs, recvtype);
 }
 WEFT_MPI_ALIAS(Neighbor_allgatherv_c)
 
@@ -260,11 +284,8 @@ int PMPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Da
                                 void* recvbuf, const MPI_Count recvcounts[],
                                 const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm,
                                 MPI_Request* request) {
-  return mpi_call("MPI_Ineighbor_allgatherv_c", comm, [&] {
-    run("MPI_Ineighbor_allgatherv_c", comm, Mode::kNonblocking, request,
-        same(sendbuf, sendcount, sendtype, "send"),
-        varying(recvbuf, recvcounts, displs, recvtype, "receive"));
-  });
+  return allgatherv("MPI_Ineighbor_allgatherv_c", comm, Mode::kNonblocking, request, sendbuf,
+                    sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
 }
 WEFT_MPI_ALIAS(Ineighbor_allgatherv_c)
 
@@ -273,32 +294,23 @@ int PMPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MP
                                     const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm,
                                     MPI_Info info, MPI_Request* request) {
   (void)info;  // no hints are used
-  return mpi_call("MPI_Neighbor_allgatherv_init_c", comm, [&] {
-    run("MPI_Neighbor_allgatherv_init_c", comm, Mode::kPersistent, request,
-        same(sendbuf, sendcount, sendtype, "send"),
-        varying(recvbuf, recvcounts, displs, recvtype, "receive"));
-  });
+  return allgatherv("MPI_Neighbor_allgatherv_init_c", comm, Mode::kPersistent, request, sendbuf,
+                    sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
 }
 WEFT_MPI_ALIAS(Neighbor_allgatherv_init_c)
 
 int PMPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                            int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  return mpi_call("MPI_Neighbor_alltoall", comm, [&] {
-    run("MPI_Neighbor_alltoall", comm, Mode::kBlocking, nullptr,
-        consecutive(sendbuf, sendcount, sendtype, "send"),
-        consecutive(recvbuf, recvcount, recvtype, "receive"));
-  });
+  return alltoall("MPI_Neighbor_alltoall", comm, Mode::kBlocking, nullptr, sendbuf, sendcount,
+                  sendtype, recvbuf, recvcount, recvtype);
 }
 WEFT_MPI_ALIAS(Neighbor_alltoall)
 
 int PMPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                             void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                             MPI_Request* request) {
-  return mpi_call("MPI_Ineighbor_alltoall", comm, [&] {
-    run("MPI_Ineighbor_alltoall", comm, Mode::kNonblocking, request,
-        consecutive(sendbuf, sendcount, sendtype, "send"),
-        consecutive(recvbuf, recvcount, recvtype, "receive"));
-  });
+  return alltoall("MPI_Ineighbor_alltoall", comm, Mode::kNonblocking, request, sendbuf, sendcount,
+                  sendtype, recvbuf, recvcount, recvtype);
 }
 WEFT_MPI_ALIAS(Ineighbor_alltoall)
 
@@ -306,33 +318,24 @@ int PMPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype
                                 void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                                 MPI_Info info, MPI_Request* request) {
   (void)info;  // no hints are used
-  return mpi_call("MPI_Neighbor_alltoall_init", comm, [&] {
-    run("MPI_Neighbor_alltoall_init", comm, Mode::kPersistent, request,
-        consecutive(sendbuf, sendcount, sendtype, "send"),
-        consecutive(recvbuf, recvcount, recvtype, "receive"));
-  });
+  return alltoall("MPI_Neighbor_alltoall_init", comm, Mode::kPersistent, request, sendbuf,
+                  sendcount, sendtype, recvbuf, recvcount, recvtype);
 }
 WEFT_MPI_ALIAS(Neighbor_alltoall_init)
 
 int PMPI_Neighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                              void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                              MPI_Comm comm) {
-  return mpi_call("MPI_Neighbor_alltoall_c", comm, [&] {
-    run("MPI_Neighbor_alltoall_c", comm, Mode::kBlocking, nullptr,
-        consecutive(sendbuf, sendcount, sendtype, "send"),
-        consecutive(recvbuf, recvcount, recvtype, "receive"));
-  });
+  return alltoall("MPI_Neighbor_alltoall_c", comm, Mode::kBlocking, nullptr, sendbuf, sendcount,
+                  sendtype, recvbuf, recvcount, recvtype);
 }
 WEFT_MPI_ALIAS(Neighbor_alltoall_c)
 
 int PMPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                               void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                               MPI_Comm comm, MPI_Request* request) {
-  return mpi_call("MPI_Ineighbor_alltoall_c", comm, [&] {
-    run("MPI_Ineighbor_alltoall_c", comm, Mode::kNonblocking, request,
-        consecutive(sendbuf, sendcount, sendtype, "send"),
-        consecutive(recvbuf, recvcount, recvtype, "receive"));
-  });
+  return alltoall("MPI_Ineighbor_alltoall_c", comm, Mode::kNonblocking, request, sendbuf, sendcount,
+                  sendtype, recvbuf, recvcount, recvtype);
 }
 WEFT_MPI_ALIAS(Ineighbor_alltoall_c)
 
@@ -340,22 +343,16 @@ int PMPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_
                                   void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                                   MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   (void)info;  // no hints are used
-  return mpi_call("MPI_Neighbor_alltoall_init_c", comm, [&] {
-    run("MPI_Neighbor_alltoall_init_c", comm, Mode::kPersistent, request,
-        consecutive(sendbuf, sendcount, sendtype, "send"),
-        consecutive(recvbuf, recvcount, recvtype, "receive"));
-  });
+  return alltoall("MPI_Neighbor_alltoall_init_c", comm, Mode::kPersistent, request, sendbuf,
+                  sendcount, sendtype, recvbuf, recvcount, recvtype);
 }
 WEFT_MPI_ALIAS(Neighbor_alltoall_init_c)
 
 int PMPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                             MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                             const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
-  return mpi_call("MPI_Neighbor_alltoallv", comm, [&] {
-    run("MPI_Neighbor_alltoallv", comm, Mode::kBlocking, nullptr,
-        varying(sendbuf, sendcounts, sdispls, sendtype, "send"),
-        varying(recvbuf, recvcounts, rdispls, recvtype, "receive"));
-  });
+  return alltoallv("MPI_Neighbor_alltoallv", comm, Mode::kBlocking, nullptr, sendbuf, sendcounts,
+                   sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype);
 }
 WEFT_MPI_ALIAS(Neighbor_alltoallv)
 
@@ -363,11 +360,8 @@ int PMPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const 
                              MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                              const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                              MPI_Request* request) {
-  return mpi_call("MPI_Ineighbor_alltoallv", comm, [&] {
-    run("MPI_Ineighbor_alltoallv", comm, Mode::kNonblocking, request,
-        varying(sendbuf, sendcounts, sdispls, sendtype, "send"),
-        varying(recvbuf, recvcounts, rdispls, recvtype, "receive"));
-  });
+  return alltoallv("MPI_Ineighbor_alltoallv", comm, Mode::kNonblocking, request, sendbuf,
+                   sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype);
 }
 WEFT_MPI_ALIAS(Ineighbor_alltoallv)
 
@@ -376,11 +370,8 @@ int PMPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], co
                                  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                                  MPI_Info info, MPI_Request* request) {
   (void)info;  // no hints are used
-  return mpi_call("MPI_Neighbor_alltoallv_init", comm, [&] {
-    run("MPI_Neighbor_alltoallv_init", comm, Mode::kPersistent, request,
-        varying(sendbuf, sendcounts, sdispls, sendtype, "send"),
-        varying(recvbuf, recvcounts, rdispls, recvtype, "receive"));
-  });
+  return alltoallv("MPI_Neighbor_alltoallv_init", comm, Mode::kPersistent, request, sendbuf,
+                   sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype);
 }
 WEFT_MPI_ALIAS(Neighbor_alltoallv_init)
 
@@ -388,11 +379,8 @@ int PMPI_Neighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
                               const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf,
                               const MPI_Count recvcounts[], const MPI_Aint rdispls[],
                               MPI_Datatype recvtype, MPI_Comm comm) {
-  return mpi_call("MPI_Neighbor_alltoallv_c", comm, [&] {
-    run("MPI_Neighbor_alltoallv_c", comm, Mode::kBlocking, nullptr,
-        varying(sendbuf, sendcounts, sdispls, sendtype, "send"),
-        varying(recvbuf, recvcounts, rdispls, recvtype, "receive"));
-  });
+  return alltoallv("MPI_Neighbor_alltoallv_c", comm, Mode::kBlocking, nullptr, sendbuf, sendcounts,
+                   sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype);
 }
 WEFT_MPI_ALIAS(Neighbor_alltoallv_c)
 
@@ -400,11 +388,8 @@ int PMPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[]
                                const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf,
                                const MPI_Count recvcounts[], const MPI_Aint rdispls[],
                                MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  return mpi_call("MPI_Ineighbor_alltoallv_c", comm, [&] {
-    run("MPI_Ineighbor_alltoallv_c", comm, Mode::kNonblocking, request,
-        varying(sendbuf, sendcounts, sdispls, sendtype, "send"),
-        varying(recvbuf, recvcounts, rdispls, recvtype, "receive"));
-  });
+  return alltoallv("MPI_Ineighbor_alltoallv_c", comm, Mode::kNonblocking, request, sendbuf,
+                   sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype);
 }
 WEFT_MPI_ALIAS(Ineighbor_alltoallv_c)
 
@@ -414,11 +399,8 @@ int PMPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcoun
                                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                    MPI_Request* request) {
   (void)info;  // no hints are used
-  return mpi_call("MPI_Neighbor_alltoallv_init_c", comm, [&] {
-    run("MPI_Neighbor_alltoallv_init_c", comm, Mode::kPersistent, request,
-        varying(sendbuf, sendcounts, sdispls, sendtype, "send"),
-        varying(recvbuf, recvcounts, rdispls, recvtype, "receive"));
-  });
+  return alltoallv("MPI_Neighbor_alltoallv_init_c", comm, Mode::kPersistent, request, sendbuf,
+                   sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype);
 }
 WEFT_MPI_ALIAS(Neighbor_alltoallv_init_c)
 
@@ -426,11 +408,8 @@ int PMPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const M
                             const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
                             MPI_Comm comm) {
-  return mpi_call("MPI_Neighbor_alltoallw", comm, [&] {
-    run("MPI_Neighbor_alltoallw", comm, Mode::kBlocking, nullptr,
-        typed(sendbuf, sendcounts, sdispls, sendtypes, "send"),
-        typed(recvbuf, recvcounts, rdispls, recvtypes, "receive"));
-  });
+  return alltoallw("MPI_Neighbor_alltoallw", comm, Mode::kBlocking, nullptr, sendbuf, sendcounts,
+                   sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes);
 }
 WEFT_MPI_ALIAS(Neighbor_alltoallw)
 
@@ -438,11 +417,8 @@ int PMPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const 
                              const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
                              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
                              MPI_Comm comm, MPI_Request* request) {
-  return mpi_call("MPI_Ineighbor_alltoallw", comm, [&] {
-    run("MPI_Ineighbor_alltoallw", comm, Mode::kNonblocking, request,
-        typed(sendbuf, sendcounts, sdispls, sendtypes, "send"),
-        typed(recvbuf, recvcounts, rdispls, recvtypes, "receive"));
-  });
+  return alltoallw("MPI_Ineighbor_alltoallw", comm, Mode::kNonblocking, request, sendbuf,
+                   sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes);
 }
 WEFT_MPI_ALIAS(Ineighbor_alltoallw)
 
@@ -452,11 +428,8 @@ int PMPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[],
                                  const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
                                  MPI_Request* request) {
   (void)info;  // no hints are used
-  return mpi_call("MPI_Neighbor_alltoallw_init", comm, [&] {
-    run("MPI_Neighbor_alltoallw_init", comm, Mode::kPersistent, request,
-        typed(sendbuf, sendcounts, sdispls, sendtypes, "send"),
-        typed(recvbuf, recvcounts, rdispls, recvtypes, "receive"));
-  });
+  return alltoallw("MPI_Neighbor_alltoallw_init", comm, Mode::kPersistent, request, sendbuf,
+                   sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes);
 }
 WEFT_MPI_ALIAS(Neighbor_alltoallw_init)
 
@@ -464,11 +437,8 @@ int PMPI_Neighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
                               const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
                               void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
                               const MPI_Datatype recvtypes[], MPI_Comm comm) {
-  return mpi_call("MPI_Neighbor_alltoallw_c", comm, [&] {
-    run("MPI_Neighbor_alltoallw_c", comm, Mode::kBlocking, nullptr,
-        typed(sendbuf, sendcounts, sdispls, sendtypes, "send"),
-        typed(recvbuf, recvcounts, rdispls, recvtypes, "receive"));
-  });
+  return alltoallw("MPI_Neighbor_alltoallw_c", comm, Mode::kBlocking, nullptr, sendbuf, sendcounts,
+                   sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes);
 }
 WEFT_MPI_ALIAS(Neighbor_alltoallw_c)
 
@@ -477,11 +447,8 @@ int PMPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[]
                                void* recvbuf, const MPI_Count recvcounts[],
                                const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
                                MPI_Comm comm, MPI_Request* request) {
-  return mpi_call("MPI_Ineighbor_alltoallw_c", comm, [&] {
-    run("MPI_Ineighbor_alltoallw_c", comm, Mode::kNonblocking, request,
-        typed(sendbuf, sendcounts, sdispls, sendtypes, "send"),
-        typed(recvbuf, recvcounts, rdispls, recvtypes, "receive"));
-  });
+  return alltoallw("MPI_Ineighbor_alltoallw_c", comm, Mode::kNonblocking, request, sendbuf,
+                   sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes);
 }
 WEFT_MPI_ALIAS(Ineighbor_alltoallw_c)
 
@@ -491,11 +458,8 @@ int PMPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcoun
                                    const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
                                    MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   (void)info;  // no hints are used
-  return mpi_call("MPI_Neighbor_alltoallw_init_c", comm, [&] {
-    run("MPI_Neighbor_alltoallw_init_c", comm, Mode::kPersistent, request,
-        typed(sendbuf, sendcounts, sdispls, sendtypes, "send"),
-        typed(recvbuf, recvcounts, rdispls, recvtypes, "receive"));
-  });
+  return alltoallw("MPI_Neighbor_alltoallw_init_c", comm, Mode::kPersistent, request, sendbuf,
+                   sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes);
 }
 WEFT_MPI_ALIAS(Neighbor_alltoallw_init_c)
 

@@ -134,16 +134,35 @@ MPI_Request bcast_init(void* buffer, MPI_Count count, MPI_Datatype datatype, int
   });
 }
 
-MPI_Request gather_init(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                        void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
-                        MPI_Comm comm, const char* function) {
+// Gather and scatter take the same arguments, and so do allgather and alltoall: each
+// pair shares its init, which holds the types, checks the root or communicator and starts
+// the operation it is given.
+using RootedStart = Started (*)(const void*, MPI_Count, MPI_Datatype, void*, MPI_Count,
+                                MPI_Datatype, int, const MPI_ABI_Comm&, bool);
+using EveryoneStart = Started (*)(const void*, MPI_Count, MPI_Datatype, void*, MPI_Count,
+                                  MPI_Datatype, const MPI_ABI_Comm&, bool);
+
+MPI_Request rooted_init(RootedStart start, const void* sendbuf, MPI_Count sendcount,
+                        MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                        MPI_Datatype recvtype, int root, MPI_Comm comm, const char* function) {
   auto held = std::make_shared<HeldTypes>();
   sendtype = held->hold(sendtype);
   recvtype = held->hold(recvtype);
   is_root(comm, root, function);
   return persistent_collective(comm, function, [=, held = held](const MPI_ABI_Comm& c) {
-    return weft::mpi::start_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                                   c, true);
+    return start(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c, true);
+  });
+}
+
+MPI_Request everyone_init(EveryoneStart start, const void* sendbuf, MPI_Count sendcount,
+                          MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                          MPI_Datatype recvtype, MPI_Comm comm, const char* function) {
+  auto held = std::make_shared<HeldTypes>();
+  sendtype = held->hold(sendtype);
+  recvtype = held->hold(recvtype);
+  communicator(comm, function);
+  return persistent_collective(comm, function, [=, held = held](const MPI_ABI_Comm& c) {
+    return start(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c, true);
   });
 }
 
@@ -164,19 +183,6 @@ MPI_Request gatherv_init(const void* sendbuf, MPI_Count sendcount, MPI_Datatype 
                                });
 }
 
-MPI_Request scatter_init(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                         void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
-                         MPI_Comm comm, const char* function) {
-  auto held = std::make_shared<HeldTypes>();
-  sendtype = held->hold(sendtype);
-  recvtype = held->hold(recvtype);
-  is_root(comm, root, function);
-  return persistent_collective(comm, function, [=, held = held](const MPI_ABI_Comm& c) {
-    return weft::mpi::start_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                    root, c, true);
-  });
-}
-
 MPI_Request scatterv_init(const void* sendbuf, CountArray sendcounts, CountArray displs,
                           MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
                           MPI_Datatype recvtype, int root, MPI_Comm comm, const char* function) {
@@ -194,19 +200,6 @@ MPI_Request scatterv_init(const void* sendbuf, CountArray sendcounts, CountArray
                                });
 }
 
-MPI_Request allgather_init(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                           void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                           const char* function) {
-  auto held = std::make_shared<HeldTypes>();
-  sendtype = held->hold(sendtype);
-  recvtype = held->hold(recvtype);
-  communicator(comm, function);
-  return persistent_collective(comm, function, [=, held = held](const MPI_ABI_Comm& c) {
-    return weft::mpi::start_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c,
-                                      true);
-  });
-}
-
 MPI_Request allgatherv_init(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                             void* recvbuf, CountArray recvcounts, CountArray displs,
                             MPI_Datatype recvtype, MPI_Comm comm, const char* function) {
@@ -221,19 +214,6 @@ MPI_Request allgatherv_init(const void* sendbuf, MPI_Count sendcount, MPI_Dataty
                                      sendbuf, sendcount, sendtype, recvbuf, view(counts),
                                      view(offsets), recvtype, c, true);
                                });
-}
-
-MPI_Request alltoall_init(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                          void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                          const char* function) {
-  auto held = std::make_shared<HeldTypes>();
-  sendtype = held->hold(sendtype);
-  recvtype = held->hold(recvtype);
-  communicator(comm, function);
-  return persistent_collective(comm, function, [=, held = held](const MPI_ABI_Comm& c) {
-    return weft::mpi::start_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c,
-                                     true);
-  });
 }
 
 MPI_Request alltoallv_init(const void* sendbuf, CountArray sendcounts, CountArray sdispls,
@@ -368,8 +348,8 @@ int PMPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info,
                      MPI_Request* request) {
   return mpi_call("MPI_Gather_init", comm, [&] {
-    *request = gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                           "MPI_Gather_init");
+    *request = rooted_init(weft::mpi::start_gather, sendbuf, sendcount, sendtype, recvbuf,
+                           recvcount, recvtype, root, comm, "MPI_Gather_init");
   });
 }
 WEFT_MPI_ALIAS(Gather_init)
@@ -378,8 +358,8 @@ int PMPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype se
                        void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
                        MPI_Comm comm, MPI_Info, MPI_Request* request) {
   return mpi_call("MPI_Gather_init_c", comm, [&] {
-    *request = gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                           "MPI_Gather_init_c");
+    *request = rooted_init(weft::mpi::start_gather, sendbuf, sendcount, sendtype, recvbuf,
+                           recvcount, recvtype, root, comm, "MPI_Gather_init_c");
   });
 }
 WEFT_MPI_ALIAS(Gather_init_c)
@@ -409,8 +389,8 @@ int PMPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                       int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info,
                       MPI_Request* request) {
   return mpi_call("MPI_Scatter_init", comm, [&] {
-    *request = scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                            "MPI_Scatter_init");
+    *request = rooted_init(weft::mpi::start_scatter, sendbuf, sendcount, sendtype, recvbuf,
+                           recvcount, recvtype, root, comm, "MPI_Scatter_init");
   });
 }
 WEFT_MPI_ALIAS(Scatter_init)
@@ -419,8 +399,8 @@ int PMPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype s
                         void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
                         MPI_Comm comm, MPI_Info, MPI_Request* request) {
   return mpi_call("MPI_Scatter_init_c", comm, [&] {
-    *request = scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                            "MPI_Scatter_init_c");
+    *request = rooted_init(weft::mpi::start_scatter, sendbuf, sendcount, sendtype, recvbuf,
+                           recvcount, recvtype, root, comm, "MPI_Scatter_init_c");
   });
 }
 WEFT_MPI_ALIAS(Scatter_init_c)
@@ -450,8 +430,8 @@ int PMPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
                         int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info,
                         MPI_Request* request) {
   return mpi_call("MPI_Allgather_init", comm, [&] {
-    *request = allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                              "MPI_Allgather_init");
+    *request = everyone_init(weft::mpi::start_allgather, sendbuf, sendcount, sendtype, recvbuf,
+                             recvcount, recvtype, comm, "MPI_Allgather_init");
   });
 }
 WEFT_MPI_ALIAS(Allgather_init)
@@ -460,8 +440,8 @@ int PMPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype
                           void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                           MPI_Info, MPI_Request* request) {
   return mpi_call("MPI_Allgather_init_c", comm, [&] {
-    *request = allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                              "MPI_Allgather_init_c");
+    *request = everyone_init(weft::mpi::start_allgather, sendbuf, sendcount, sendtype, recvbuf,
+                             recvcount, recvtype, comm, "MPI_Allgather_init_c");
   });
 }
 WEFT_MPI_ALIAS(Allgather_init_c)
@@ -490,8 +470,8 @@ int PMPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype
                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info,
                        MPI_Request* request) {
   return mpi_call("MPI_Alltoall_init", comm, [&] {
-    *request = alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                             "MPI_Alltoall_init");
+    *request = everyone_init(weft::mpi::start_alltoall, sendbuf, sendcount, sendtype, recvbuf,
+                             recvcount, recvtype, comm, "MPI_Alltoall_init");
   });
 }
 WEFT_MPI_ALIAS(Alltoall_init)
@@ -500,8 +480,8 @@ int PMPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype 
                          void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                          MPI_Info, MPI_Request* request) {
   return mpi_call("MPI_Alltoall_init_c", comm, [&] {
-    *request = alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                             "MPI_Alltoall_init_c");
+    *request = everyone_init(weft::mpi::start_alltoall, sendbuf, sendcount, sendtype, recvbuf,
+                             recvcount, recvtype, comm, "MPI_Alltoall_init_c");
   });
 }
 WEFT_MPI_ALIAS(Alltoall_init_c)

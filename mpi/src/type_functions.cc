@@ -12,61 +12,37 @@
 #include "mpi/src/export.h"
 #include "mpi/src/keyvals.h"
 #include "mpi/src/objects.h"
+#include "mpi/src/type_constructors.h"
 #include "mpi/src/type_recipes.h"
 
+using weft::mpi::construct_type;
 using weft::mpi::mpi_call;
 using weft::mpi::MpiError;
 using weft::mpi::RecipeWriter;
 using weft::mpi::require_pointer;
 
-namespace {
-
-// The common shape of the constructors: checks, builds, stores the new handle.
-template <typename Make>
-int construct(const char* function, MPI_Datatype* newtype, Make&& make) {
-  return mpi_call(function, MPI_COMM_WORLD, [&] {
-    weft::mpi::require_initialized(function);
-    require_pointer(newtype, "newtype");
-    *newtype = make();
-  });
-}
-
-}  // namespace
+namespace {}  // namespace
 
 extern "C" {
 
 int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return construct("MPI_Type_contiguous", newtype, [&] {
-    return RecipeWriter(MPI_COMBINER_CONTIGUOUS, false)
-        .count(count)
-        .type(oldtype)
-        .attach(weft::mpi::make_contiguous(count, oldtype));
-  });
+  return construct_type("MPI_Type_contiguous", newtype,
+                        [&] { return weft::mpi::contiguous_type(false, count, oldtype); });
 }
 WEFT_MPI_ALIAS(Type_contiguous)
 
 int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
                      MPI_Datatype* newtype) {
-  return construct("MPI_Type_vector", newtype, [&] {
-    return RecipeWriter(MPI_COMBINER_VECTOR, false)
-        .count(count)
-        .count(blocklength)
-        .count(stride)
-        .type(oldtype)
-        .attach(weft::mpi::make_vector(count, blocklength, stride, oldtype));
+  return construct_type("MPI_Type_vector", newtype, [&] {
+    return weft::mpi::vector_type(false, count, blocklength, stride, oldtype);
   });
 }
 WEFT_MPI_ALIAS(Type_vector)
 
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                              MPI_Datatype* newtype) {
-  return construct("MPI_Type_create_hvector", newtype, [&] {
-    return RecipeWriter(MPI_COMBINER_HVECTOR, false)
-        .count(count)
-        .count(blocklength)
-        .address(stride)
-        .type(oldtype)
-        .attach(weft::mpi::make_hvector(count, blocklength, stride, oldtype));
+  return construct_type("MPI_Type_create_hvector", newtype, [&] {
+    return weft::mpi::hvector_type(false, count, blocklength, stride, oldtype);
   });
 }
 WEFT_MPI_ALIAS(Type_create_hvector)
@@ -74,15 +50,9 @@ WEFT_MPI_ALIAS(Type_create_hvector)
 int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
                       const int array_of_displacements[], MPI_Datatype oldtype,
                       MPI_Datatype* newtype) {
-  return construct("MPI_Type_indexed", newtype, [&] {
-    MPI_Datatype t =
-        weft::mpi::make_indexed(count, array_of_blocklengths, array_of_displacements, oldtype);
-    return RecipeWriter(MPI_COMBINER_INDEXED, false)
-        .count(count)
-        .counts(count, array_of_blocklengths)
-        .counts(count, array_of_displacements)
-        .type(oldtype)
-        .attach(t);
+  return construct_type("MPI_Type_indexed", newtype, [&] {
+    return weft::mpi::indexed_type(false, count, array_of_blocklengths, array_of_displacements,
+                                   oldtype);
   });
 }
 WEFT_MPI_ALIAS(Type_indexed)
@@ -90,30 +60,18 @@ WEFT_MPI_ALIAS(Type_indexed)
 int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
                               const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
                               MPI_Datatype* newtype) {
-  return construct("MPI_Type_create_hindexed", newtype, [&] {
-    MPI_Datatype t =
-        weft::mpi::make_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype);
-    return RecipeWriter(MPI_COMBINER_HINDEXED, false)
-        .count(count)
-        .counts(count, array_of_blocklengths)
-        .addresses(count, array_of_displacements)
-        .type(oldtype)
-        .attach(t);
+  return construct_type("MPI_Type_create_hindexed", newtype, [&] {
+    return weft::mpi::hindexed_type(false, count, array_of_blocklengths, array_of_displacements,
+                                    oldtype);
   });
 }
 WEFT_MPI_ALIAS(Type_create_hindexed)
 
 int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
                                    MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return construct("MPI_Type_create_indexed_block", newtype, [&] {
-    MPI_Datatype t =
-        weft::mpi::make_indexed_block(count, blocklength, array_of_displacements, oldtype);
-    return RecipeWriter(MPI_COMBINER_INDEXED_BLOCK, false)
-        .count(count)
-        .count(blocklength)
-        .counts(count, array_of_displacements)
-        .type(oldtype)
-        .attach(t);
+  return construct_type("MPI_Type_create_indexed_block", newtype, [&] {
+    return weft::mpi::indexed_block_type(false, count, blocklength, array_of_displacements,
+                                         oldtype);
   });
 }
 WEFT_MPI_ALIAS(Type_create_indexed_block)
@@ -121,15 +79,9 @@ WEFT_MPI_ALIAS(Type_create_indexed_block)
 int PMPI_Type_create_hindexed_block(int count, int blocklength,
                                     const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
                                     MPI_Datatype* newtype) {
-  return construct("MPI_Type_create_hindexed_block", newtype, [&] {
-    MPI_Datatype t =
-        weft::mpi::make_hindexed_block(count, blocklength, array_of_displacements, oldtype);
-    return RecipeWriter(MPI_COMBINER_HINDEXED_BLOCK, false)
-        .count(count)
-        .count(blocklength)
-        .addresses(count, array_of_displacements)
-        .type(oldtype)
-        .attach(t);
+  return construct_type("MPI_Type_create_hindexed_block", newtype, [&] {
+    return weft::mpi::hindexed_block_type(false, count, blocklength, array_of_displacements,
+                                          oldtype);
   });
 }
 WEFT_MPI_ALIAS(Type_create_hindexed_block)
@@ -137,33 +89,22 @@ WEFT_MPI_ALIAS(Type_create_hindexed_block)
 int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
                             const MPI_Aint array_of_displacements[],
                             const MPI_Datatype array_of_types[], MPI_Datatype* newtype) {
-  return construct("MPI_Type_create_struct", newtype, [&] {
-    MPI_Datatype t = weft::mpi::make_struct(count, array_of_blocklengths, array_of_displacements,
-                                            array_of_types);
-    return RecipeWriter(MPI_COMBINER_STRUCT, false)
-        .count(count)
-        .counts(count, array_of_blocklengths)
-        .addresses(count, array_of_displacements)
-        .types(count, array_of_types)
-        .attach(t);
+  return construct_type("MPI_Type_create_struct", newtype, [&] {
+    return weft::mpi::struct_type(false, count, array_of_blocklengths, array_of_displacements,
+                                  array_of_types);
   });
 }
 WEFT_MPI_ALIAS(Type_create_struct)
 
 int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
                              MPI_Datatype* newtype) {
-  return construct("MPI_Type_create_resized", newtype, [&] {
-    return RecipeWriter(MPI_COMBINER_RESIZED, false)
-        .address(lb)
-        .address(extent)
-        .type(oldtype)
-        .attach(weft::mpi::make_resized(oldtype, lb, extent));
-  });
+  return construct_type("MPI_Type_create_resized", newtype,
+                        [&] { return weft::mpi::resized_type(false, oldtype, lb, extent); });
 }
 WEFT_MPI_ALIAS(Type_create_resized)
 
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return construct("MPI_Type_dup", newtype, [&] {
+  return construct_type("MPI_Type_dup", newtype, [&] {
     MPI_Datatype dup =
         RecipeWriter(MPI_COMBINER_DUP, false).type(oldtype).attach(weft::mpi::make_dup(oldtype));
     weft::mpi::copy_attributes(oldtype, dup);
@@ -252,13 +193,7 @@ int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbu
     weft::mpi::require_initialized("MPI_Pack");
     weft::mpi::comm_of(comm);
     require_pointer(position, "position");
-    if (outsize < 0) {
-      throw MpiError(MPI_ERR_ARG, "outsize " + std::to_string(outsize) + " is negative");
-    }
-    if (*position < 0 || *position > outsize) {
-      throw MpiError(MPI_ERR_ARG, "position " + std::to_string(*position) + " is outside [0, " +
-                                      std::to_string(outsize) + "]");
-    }
+    weft::mpi::check_position(*position, outsize, "outsize");
     weft::mpi::BufferLayout layout = weft::mpi::layout_of(inbuf, incount, datatype, "input");
     uint64_t room = static_cast<uint64_t>(outsize - *position);
     if (layout.bytes > room) {
@@ -281,12 +216,7 @@ int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int 
     weft::mpi::require_initialized("MPI_Unpack");
     weft::mpi::comm_of(comm);
     require_pointer(position, "position");
-    if (insize < 0)
-      throw MpiError(MPI_ERR_ARG, "insize " + std::to_string(insize) + " is negative");
-    if (*position < 0 || *position > insize) {
-      throw MpiError(MPI_ERR_ARG, "position " + std::to_string(*position) + " is outside [0, " +
-                                      std::to_string(insize) + "]");
-    }
+    weft::mpi::check_position(*position, insize, "insize");
     weft::mpi::BufferLayout layout = weft::mpi::layout_of(outbuf, outcount, datatype, "output");
     uint64_t left = static_cast<uint64_t>(insize - *position);
     if (layout.bytes > left) {

@@ -10,23 +10,15 @@
 #include "mpi/src/errors.h"
 #include "mpi/src/export.h"
 #include "mpi/src/objects.h"
+#include "mpi/src/type_constructors.h"
 #include "mpi/src/type_recipes.h"
 
+using weft::mpi::construct_type;
 using weft::mpi::mpi_call;
 using weft::mpi::MpiError;
-using weft::mpi::RecipeWriter;
 using weft::mpi::require_pointer;
 
 namespace {
-
-template <typename Make>
-int construct(const char* function, MPI_Datatype* newtype, Make&& make) {
-  return mpi_call(function, MPI_COMM_WORLD, [&] {
-    weft::mpi::require_initialized(function);
-    require_pointer(newtype, "newtype");
-    *newtype = make();
-  });
-}
 
 // The elements of a predefined type travel at their extent (a pair type with its
 // padding), of a derived one at its size, as MPI_Get_count counts them.
@@ -49,14 +41,41 @@ MPI_Count as_count(uint64_t n) {
   return n == weft::mpi::kUndefinedCount ? MPI_Count{MPI_UNDEFINED} : static_cast<MPI_Count>(n);
 }
 
-void check_position(MPI_Count position, MPI_Count size, const char* what) {
-  if (size < 0) {
-    throw MpiError(MPI_ERR_ARG, std::string(what) + " " + std::to_string(size) + " is negative");
-  }
-  if (position < 0 || position > size) {
-    throw MpiError(MPI_ERR_ARG, "position " + std::to_string(position) + " is outside [0, " +
-                                    std::to_string(size) + "]");
-  }
+// The _c queries and their deprecated _x twins (MPI-4.1) answer alike.
+int type_size(const char* function, MPI_Datatype datatype, MPI_Count* size) {
+  return mpi_call(function, MPI_COMM_WORLD, [&] {
+    require_pointer(size, "size");
+    *size = static_cast<MPI_Count>(weft::mpi::datatype_size(datatype));
+  });
+}
+
+int type_extent(const char* function, MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
+  return mpi_call(function, MPI_COMM_WORLD, [&] {
+    require_pointer(lb, "lb");
+    require_pointer(extent, "extent");
+    const weft::mpi::Typemap& t = *weft::mpi::typemap_of(datatype);
+    *lb = t.lb;
+    *extent = t.extent;
+  });
+}
+
+int type_true_extent(const char* function, MPI_Datatype datatype, MPI_Count* true_lb,
+                     MPI_Count* true_extent) {
+  return mpi_call(function, MPI_COMM_WORLD, [&] {
+    require_pointer(true_lb, "true_lb");
+    require_pointer(true_extent, "true_extent");
+    const weft::mpi::Typemap& t = *weft::mpi::typemap_of(datatype);
+    *true_lb = t.true_lb;
+    *true_extent = t.true_extent;
+  });
+}
+
+int elements(const char* function, const MPI_Status* status, MPI_Datatype datatype,
+             MPI_Count* count) {
+  return mpi_call(function, MPI_COMM_WORLD, [&] {
+    require_pointer(count, "count");
+    *count = as_count(elements_in(status, datatype));
+  });
 }
 
 uint64_t packed_bytes(MPI_Count count, const weft::mpi::Typemap& t, const char* what) {
@@ -79,37 +98,23 @@ extern "C" {
 // ---- Constructors ----
 
 int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return construct("MPI_Type_contiguous_c", newtype, [&] {
-    return RecipeWriter(MPI_COMBINER_CONTIGUOUS, true)
-        .count(count)
-        .type(oldtype)
-        .attach(weft::mpi::make_contiguous(count, oldtype));
-  });
+  return construct_type("MPI_Type_contiguous_c", newtype,
+                        [&] { return weft::mpi::contiguous_type(true, count, oldtype); });
 }
 WEFT_MPI_ALIAS(Type_contiguous_c)
 
 int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
                        MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return construct("MPI_Type_vector_c", newtype, [&] {
-    return RecipeWriter(MPI_COMBINER_VECTOR, true)
-        .count(count)
-        .count(blocklength)
-        .count(stride)
-        .type(oldtype)
-        .attach(weft::mpi::make_vector(count, blocklength, stride, oldtype));
+  return construct_type("MPI_Type_vector_c", newtype, [&] {
+    return weft::mpi::vector_type(true, count, blocklength, stride, oldtype);
   });
 }
 WEFT_MPI_ALIAS(Type_vector_c)
 
 int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
                                MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return construct("MPI_Type_create_hvector_c", newtype, [&] {
-    return RecipeWriter(MPI_COMBINER_HVECTOR, true)
-        .count(count)
-        .count(blocklength)
-        .address(stride)
-        .type(oldtype)
-        .attach(weft::mpi::make_hvector(count, blocklength, stride, oldtype));
+  return construct_type("MPI_Type_create_hvector_c", newtype, [&] {
+    return weft::mpi::hvector_type(true, count, blocklength, stride, oldtype);
   });
 }
 WEFT_MPI_ALIAS(Type_create_hvector_c)
@@ -117,15 +122,9 @@ WEFT_MPI_ALIAS(Type_create_hvector_c)
 int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
                         const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
                         MPI_Datatype* newtype) {
-  return construct("MPI_Type_indexed_c", newtype, [&] {
-    MPI_Datatype t =
-        weft::mpi::make_indexed(count, array_of_blocklengths, array_of_displacements, oldtype);
-    return RecipeWriter(MPI_COMBINER_INDEXED, true)
-        .count(count)
-        .counts(count, array_of_blocklengths)
-        .counts(count, array_of_displacements)
-        .type(oldtype)
-        .attach(t);
+  return construct_type("MPI_Type_indexed_c", newtype, [&] {
+    return weft::mpi::indexed_type(true, count, array_of_blocklengths, array_of_displacements,
+                                   oldtype);
   });
 }
 WEFT_MPI_ALIAS(Type_indexed_c)
@@ -133,15 +132,9 @@ WEFT_MPI_ALIAS(Type_indexed_c)
 int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
                                 const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
                                 MPI_Datatype* newtype) {
-  return construct("MPI_Type_create_hindexed_c", newtype, [&] {
-    MPI_Datatype t =
-        weft::mpi::make_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype);
-    return RecipeWriter(MPI_COMBINER_HINDEXED, true)
-        .count(count)
-        .counts(count, array_of_blocklengths)
-        .addresses(count, array_of_displacements)
-        .type(oldtype)
-        .attach(t);
+  return construct_type("MPI_Type_create_hindexed_c", newtype, [&] {
+    return weft::mpi::hindexed_type(true, count, array_of_blocklengths, array_of_displacements,
+                                    oldtype);
   });
 }
 WEFT_MPI_ALIAS(Type_create_hindexed_c)
@@ -149,15 +142,8 @@ WEFT_MPI_ALIAS(Type_create_hindexed_c)
 int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
                                      const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
                                      MPI_Datatype* newtype) {
-  return construct("MPI_Type_create_indexed_block_c", newtype, [&] {
-    MPI_Datatype t =
-        weft::mpi::make_indexed_block(count, blocklength, array_of_displacements, oldtype);
-    return RecipeWriter(MPI_COMBINER_INDEXED_BLOCK, true)
-        .count(count)
-        .count(blocklength)
-        .counts(count, array_of_displacements)
-        .type(oldtype)
-        .attach(t);
+  return construct_type("MPI_Type_create_indexed_block_c", newtype, [&] {
+    return weft::mpi::indexed_block_type(true, count, blocklength, array_of_displacements, oldtype);
   });
 }
 WEFT_MPI_ALIAS(Type_create_indexed_block_c)
@@ -165,15 +151,9 @@ WEFT_MPI_ALIAS(Type_create_indexed_block_c)
 int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
                                       const MPI_Count array_of_displacements[],
                                       MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return construct("MPI_Type_create_hindexed_block_c", newtype, [&] {
-    MPI_Datatype t =
-        weft::mpi::make_hindexed_block(count, blocklength, array_of_displacements, oldtype);
-    return RecipeWriter(MPI_COMBINER_HINDEXED_BLOCK, true)
-        .count(count)
-        .count(blocklength)
-        .addresses(count, array_of_displacements)
-        .type(oldtype)
-        .attach(t);
+  return construct_type("MPI_Type_create_hindexed_block_c", newtype, [&] {
+    return weft::mpi::hindexed_block_type(true, count, blocklength, array_of_displacements,
+                                          oldtype);
   });
 }
 WEFT_MPI_ALIAS(Type_create_hindexed_block_c)
@@ -181,90 +161,49 @@ WEFT_MPI_ALIAS(Type_create_hindexed_block_c)
 int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
                               const MPI_Count array_of_displacements[],
                               const MPI_Datatype array_of_types[], MPI_Datatype* newtype) {
-  return construct("MPI_Type_create_struct_c", newtype, [&] {
-    MPI_Datatype t = weft::mpi::make_struct(count, array_of_blocklengths, array_of_displacements,
-                                            array_of_types);
-    return RecipeWriter(MPI_COMBINER_STRUCT, true)
-        .count(count)
-        .counts(count, array_of_blocklengths)
-        .addresses(count, array_of_displacements)
-        .types(count, array_of_types)
-        .attach(t);
+  return construct_type("MPI_Type_create_struct_c", newtype, [&] {
+    return weft::mpi::struct_type(true, count, array_of_blocklengths, array_of_displacements,
+                                  array_of_types);
   });
 }
 WEFT_MPI_ALIAS(Type_create_struct_c)
 
 int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,
                                MPI_Datatype* newtype) {
-  return construct("MPI_Type_create_resized_c", newtype, [&] {
-    return RecipeWriter(MPI_COMBINER_RESIZED, true)
-        .address(lb)
-        .address(extent)
-        .type(oldtype)
-        .attach(weft::mpi::make_resized(oldtype, lb, extent));
-  });
+  return construct_type("MPI_Type_create_resized_c", newtype,
+                        [&] { return weft::mpi::resized_type(true, oldtype, lb, extent); });
 }
 WEFT_MPI_ALIAS(Type_create_resized_c)
 
 // ---- Queries ----
 
 int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size) {
-  return mpi_call("MPI_Type_size_c", MPI_COMM_WORLD, [&] {
-    require_pointer(size, "size");
-    *size = static_cast<MPI_Count>(weft::mpi::datatype_size(datatype));
-  });
+  return type_size("MPI_Type_size_c", datatype, size);
 }
 WEFT_MPI_ALIAS(Type_size_c)
 
 int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
-  return mpi_call("MPI_Type_size_x", MPI_COMM_WORLD, [&] {
-    require_pointer(size, "size");
-    *size = static_cast<MPI_Count>(weft::mpi::datatype_size(datatype));
-  });
+  return type_size("MPI_Type_size_x", datatype, size);
 }
 WEFT_MPI_ALIAS(Type_size_x)
 
 int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
-  return mpi_call("MPI_Type_get_extent_c", MPI_COMM_WORLD, [&] {
-    require_pointer(lb, "lb");
-    require_pointer(extent, "extent");
-    const weft::mpi::Typemap& t = *weft::mpi::typemap_of(datatype);
-    *lb = t.lb;
-    *extent = t.extent;
-  });
+  return type_extent("MPI_Type_get_extent_c", datatype, lb, extent);
 }
 WEFT_MPI_ALIAS(Type_get_extent_c)
 
 int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
-  return mpi_call("MPI_Type_get_extent_x", MPI_COMM_WORLD, [&] {
-    require_pointer(lb, "lb");
-    require_pointer(extent, "extent");
-    const weft::mpi::Typemap& t = *weft::mpi::typemap_of(datatype);
-    *lb = t.lb;
-    *extent = t.extent;
-  });
+  return type_extent("MPI_Type_get_extent_x", datatype, lb, extent);
 }
 WEFT_MPI_ALIAS(Type_get_extent_x)
 
 int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
-  return mpi_call("MPI_Type_get_true_extent_c", MPI_COMM_WORLD, [&] {
-    require_pointer(true_lb, "true_lb");
-    require_pointer(true_extent, "true_extent");
-    const weft::mpi::Typemap& t = *weft::mpi::typemap_of(datatype);
-    *true_lb = t.true_lb;
-    *true_extent = t.true_extent;
-  });
+  return type_true_extent("MPI_Type_get_true_extent_c", datatype, true_lb, true_extent);
 }
 WEFT_MPI_ALIAS(Type_get_true_extent_c)
 
 int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
-  return mpi_call("MPI_Type_get_true_extent_x", MPI_COMM_WORLD, [&] {
-    require_pointer(true_lb, "true_lb");
-    require_pointer(true_extent, "true_extent");
-    const weft::mpi::Typemap& t = *weft::mpi::typemap_of(datatype);
-    *true_lb = t.true_lb;
-    *true_extent = t.true_extent;
-  });
+  return type_true_extent("MPI_Type_get_true_extent_x", datatype, true_lb, true_extent);
 }
 WEFT_MPI_ALIAS(Type_get_true_extent_x)
 
@@ -279,18 +218,12 @@ int PMPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count*
 WEFT_MPI_ALIAS(Get_count_c)
 
 int PMPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
-  return mpi_call("MPI_Get_elements_c", MPI_COMM_WORLD, [&] {
-    require_pointer(count, "count");
-    *count = as_count(elements_in(status, datatype));
-  });
+  return elements("MPI_Get_elements_c", status, datatype, count);
 }
 WEFT_MPI_ALIAS(Get_elements_c)
 
 int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
-  return mpi_call("MPI_Get_elements_x", MPI_COMM_WORLD, [&] {
-    require_pointer(count, "count");
-    *count = as_count(elements_in(status, datatype));
-  });
+  return elements("MPI_Get_elements_x", status, datatype, count);
 }
 WEFT_MPI_ALIAS(Get_elements_x)
 
@@ -302,7 +235,7 @@ int PMPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, voi
     weft::mpi::require_initialized("MPI_Pack_c");
     weft::mpi::comm_of(comm);
     require_pointer(position, "position");
-    check_position(*position, outsize, "outsize");
+    weft::mpi::check_position(*position, outsize, "outsize");
     weft::mpi::check_committed(datatype, "the input datatype");
     const weft::mpi::Typemap& t = *weft::mpi::typemap_of(datatype);
     uint64_t bytes = packed_bytes(incount, t, "incount");
@@ -327,7 +260,7 @@ int PMPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void
     weft::mpi::require_initialized("MPI_Unpack_c");
     weft::mpi::comm_of(comm);
     require_pointer(position, "position");
-    check_position(*position, insize, "insize");
+    weft::mpi::check_position(*position, insize, "insize");
     weft::mpi::check_committed(datatype, "the output datatype");
     const weft::mpi::Typemap& t = *weft::mpi::typemap_of(datatype);
     uint64_t bytes = packed_bytes(outcount, t, "outcount");
