@@ -51,6 +51,10 @@ if ! "$venv/bin/python" -c 'import mpi4py' 2>/dev/null; then
   echo "mpi4py: building mpi4py $version with $(command -v mpicc)"
   "$venv/bin/pip" install --quiet --no-binary mpi4py "$sdist" || exit 1
 fi
+# With NumPy, mpi4py's suite also runs its cases over NumPy arrays.
+if ! "$venv/bin/python" -c 'import numpy' 2>/dev/null; then
+  "$venv/bin/pip" install --quiet numpy || exit 1
+fi
 if [ ! -f "$root/mpi4py-$version/test/main.py" ]; then
   tar -xzf "$sdist" -C "$root" "mpi4py-$version/test" || exit 1
 fi
