@@ -20,14 +20,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # (pattern on the name without MPI_, error class, why). The first match applies.
 REASONS = [
     (r'^Comm_spawn', 'MPI_ERR_SPAWN',
-     'starting processes from a running job is not supported: weftrun starts a job whole'),
+     'weftrun starts a job whole, and processes cannot be added to it'),
     (r'^(Win_|Put|Get(_c)?$|R?[Aa]ccumulate|R?[Gg]et_accumulate|Rput|Rget|Fetch_and_op|'
      r'Compare_and_swap)',
-     'MPI_ERR_UNSUPPORTED_OPERATION', 'one-sided communication (RMA) is not implemented yet'),
-    (r'^(File_|Register_datarep)', 'MPI_ERR_UNSUPPORTED_OPERATION',
-     'MPI-IO is not implemented yet'),
-    (r'^T_', 'MPI_T_ERR_NOT_SUPPORTED', 'this part of the tool interface is not implemented'),
-    (r'.', 'MPI_ERR_UNSUPPORTED_OPERATION', 'not implemented by weft'),
+     'MPI_ERR_UNSUPPORTED_OPERATION', 'weft has no one-sided communication (RMA)'),
+    (r'.', 'MPI_ERR_UNSUPPORTED_OPERATION', 'weft does not carry out this function'),
 ]
 
 # The chapters docs/MPI.md's table is grouped by (pattern, title); the first match
@@ -97,14 +94,14 @@ def first_match(table, name):
 def refusal(ret, name, params):
     if ret != 'int':
         sys.exit('refusals.py: MPI_%s returns %s and cannot refuse; implement it' % (name, ret))
-    _, error_class, why = first_match(REASONS, name)
     if name.startswith('T_'):
-        # The tool interface has no error handlers: its functions return the code.
-        body = 'return weft::mpi::refuse_tool("MPI_%s", "%s");' % (name, why)
-    else:
-        comm = re.search(r'\bMPI_Comm (\w+)\s*(,|$)', params)
-        body = 'return weft::mpi::refuse("MPI_%s", %s, %s, "%s");' % (
-            name, error_class, comm.group(1) if comm else 'MPI_COMM_SELF', why)
+        # The tool interface has no error handlers to refuse through.
+        sys.exit('refusals.py: MPI_%s is a tool-interface function and cannot refuse; '
+                 'implement it' % name)
+    _, error_class, why = first_match(REASONS, name)
+    comm = re.search(r'\bMPI_Comm (\w+)\s*(,|$)', params)
+    body = 'return weft::mpi::refuse("MPI_%s", %s, %s, "%s");' % (
+        name, error_class, comm.group(1) if comm else 'MPI_COMM_SELF', why)
     return '%s PMPI_%s(%s) {\n  %s\n}\nWEFT_MPI_ALIAS(%s)\n' % (ret, name, params, body, name)
 
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "mpi/src/errors.h"
+#include "mpi/src/temporary_directory.h"
 
 namespace weft::mpi {
 namespace {
@@ -72,11 +73,7 @@ const weft::Group& connection_channel() { return connections().channel; }
 
 const std::string& job_identity() { return connections().job; }
 
-std::string job_directory() {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string base = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
-  return base + "/weft-mpi-" + job_identity();
-}
+std::string job_directory() { return temporary_directory() + "/weft-mpi-" + job_identity(); }
 
 bool make_job_directory() { return mkdir(job_directory().c_str(), 0700) == 0 || errno == EEXIST; }
 

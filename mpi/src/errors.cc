@@ -112,21 +112,22 @@ const char* error_text(int error_class) {
   _exit(code == 0 ? 1 : code);
 }
 
-int handle_error(MPI_Comm comm, const char* function, int error_class, const std::string& message) {
-  MPI_Errhandler handler = errhandler_for(comm);
-  if (handler == MPI_ERRORS_RETURN) return error_class;
-  if (handler != MPI_ERRORS_ARE_FATAL && handler != MPI_ERRORS_ABORT) {
-    // The program's own: it decides, and the call returns the code if it returns.
-    MPI_Comm on = comm;
-    int code = error_class;
-    handler->function(&on, &code);
-    return error_class;
-  }
-  std::string text = std::string(function) + " (rank " + std::to_string(world_rank_or_unknown()) +
-                     "): " + error_text(error_class) + ": " + message;
-  std::fprintf(stderr, "weft MPI: %s; the error handler is MPI_ERRORS_ARE_FATAL, ending the job\n",
-               text.c_str());
+void fail_fatally(const char* function, int error_class, const std::string& message) {
+  const char* text = error_text(error_class);
+  std::fprintf(stderr,
+               "weft MPI: %s (rank %d): %s: %s; the error handler is MPI_ERRORS_ARE_FATAL, "
+               "ending the job\n",
+               function, world_rank_or_unknown(), text ? text : "an error code of the program",
+               message.c_str());
   abort_process(error_class);
+}
+
+int handle_error(MPI_Comm comm, const char* function, int error_class, const std::string& message) {
+  return apply_errhandler(errhandler_for(comm), function, error_class, message,
+                          [&](MPI_Errhandler handler, int& code) {
+                            MPI_Comm on = comm;
+                            handler->function(&on, &code);
+                          });
 }
 
 }  // namespace weft::mpi

@@ -39,13 +39,31 @@ int handle_error(MPI_Comm comm, const char* function, int error_class, const std
 // Ends the process as MPI_Abort does, after flushing what it printed.
 [[noreturn]] void abort_process(int code);
 
+// Prints why `function` failed and ends the job: what MPI_ERRORS_ARE_FATAL and
+// MPI_ERRORS_ABORT do.
+[[noreturn]] void fail_fatally(const char* function, int error_class, const std::string& message);
+
+// Applies `handler` to a failure of `function`, whatever the object it is attached to
+// (communicator, window, file, session): MPI_ERRORS_RETURN returns the class, the
+// fatal ones do not return, and a program's own handler is called through
+// `call_user(handler, code)`, after which the class is returned.
+template <typename CallUser>
+int apply_errhandler(MPI_Errhandler handler, const char* function, int error_class,
+                     const std::string& message, CallUser&& call_user) {
+  if (handler == MPI_ERRORS_RETURN) return error_class;
+  if (handler == MPI_ERRORS_ARE_FATAL || handler == MPI_ERRORS_ABORT) {
+    fail_fatally(function, error_class, message);
+  }
+  int code = error_class;
+  call_user(handler, code);
+  return error_class;
+}
+
 // What a function weft does not carry out does (mpi/abi/refusals.py generates the
 // callers): reports `error_class` on `comm` as any failure is reported, and when the
 // handler returns, says once per function on stderr why, since an error class alone
 // cannot.
 int refuse(const char* function, int error_class, MPI_Comm comm, const char* why);
-// The same for the tool interface, whose functions have no error handlers.
-int refuse_tool(const char* function, const char* why);
 
 template <typename Body>
 int mpi_call(const char* function, MPI_Comm comm, Body&& body) {

@@ -50,18 +50,8 @@ int handle_file_error(MPI_File fh, const char* function, int error_class,
 
 int apply_file_handler(MPI_Errhandler handler, MPI_File on, const char* function, int error_class,
                        const std::string& message) {
-  if (handler == MPI_ERRORS_RETURN) return error_class;
-  if (handler != MPI_ERRORS_ARE_FATAL && handler != MPI_ERRORS_ABORT) {
-    int code = error_class;
-    handler->file_function(&on, &code);
-    return error_class;
-  }
-  std::fprintf(stderr,
-               "weft MPI: %s (rank %d): %s: %s; the error handler is MPI_ERRORS_ARE_FATAL, "
-               "ending the job\n",
-               function, world_rank_or_unknown(),
-               error_text(error_class) ? error_text(error_class) : "", message.c_str());
-  abort_process(error_class);
+  return apply_errhandler(handler, function, error_class, message,
+                          [&](MPI_Errhandler user, int& code) { user->file_function(&on, &code); });
 }
 
 }  // namespace weft::mpi

@@ -18,6 +18,7 @@
 #include "mpi/src/files.h"
 #include "mpi/src/info.h"
 #include "mpi/src/objects.h"
+#include "mpi/src/temporary_directory.h"
 
 using weft::mpi::file_call;
 using weft::mpi::file_of;
@@ -80,9 +81,8 @@ std::string make_side_file(const std::string& name, int64_t initial) {
   std::string dir = dirname(copy.data());
   std::string base_copy = name;
   std::string base = basename(base_copy.data());
-  const char* tmp = std::getenv("TMPDIR");
   for (std::string pattern : {dir + "/." + base + ".weft-shared-XXXXXX",
-                              std::string(tmp && *tmp ? tmp : "/tmp") + "/weft-shared-XXXXXX"}) {
+                              weft::mpi::temporary_directory() + "/weft-shared-XXXXXX"}) {
     int fd = mkostemp(pattern.data(), O_CLOEXEC);
     if (fd < 0) continue;
     bool ok = ::pwrite(fd, &initial, sizeof initial, 0) == sizeof initial;

@@ -29,9 +29,4 @@ int refuse(const char* function, int error_class, MPI_Comm comm, const char* why
   return code;
 }
 
-int refuse_tool(const char* function, const char* why) {
-  explain_once(function, why);
-  return MPI_T_ERR_NOT_SUPPORTED;
-}
-
 }  // namespace weft::mpi

@@ -58,25 +58,15 @@ int session_error(MPI_Session session, const char* function, int error_class,
     handler = session_of(session).errhandler;
   } catch (const MpiError&) {
   }
-  if (handler == MPI_ERRORS_RETURN) return error_class;
-  if (handler != MPI_ERRORS_ARE_FATAL && handler != MPI_ERRORS_ABORT) {
-    int code = error_class;
-    if (handler->session_function != nullptr) {
-      handler->session_function(&session, &code);
-    } else if (handler->function != nullptr) {
-      MPI_Comm on = MPI_COMM_NULL;
-      handler->function(&on, &code);
-    }
-    return error_class;
-  }
-  std::fprintf(stderr,
-               "weft MPI: %s (rank %d): %s: %s; the error handler is MPI_ERRORS_ARE_FATAL, "
-               "ending the job\n",
-               function, weft::mpi::world_rank_or_unknown(),
-               weft::mpi::error_text(error_class) ? weft::mpi::error_text(error_class)
-                                                  : "an error code of the program",
-               message.c_str());
-  weft::mpi::abort_process(error_class);
+  return weft::mpi::apply_errhandler(handler, function, error_class, message,
+                                     [&](MPI_Errhandler user, int& code) {
+                                       if (user->session_function != nullptr) {
+                                         user->session_function(&session, &code);
+                                       } else if (user->function != nullptr) {
+                                         MPI_Comm on = MPI_COMM_NULL;
+                                         user->function(&on, &code);
+                                       }
+                                     });
 }
 
 template <typename Body>

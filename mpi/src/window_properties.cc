@@ -18,25 +18,6 @@ using weft::mpi::window_of;
 
 namespace {
 
-// Applies `handler` to a failure on a window or file: returns the class or does not
-// return, as errors.cc does for communicators.
-template <typename Call>
-int apply_handler(MPI_Errhandler handler, const char* function, int error_class,
-                  const std::string& message, Call&& call_user) {
-  if (handler == MPI_ERRORS_RETURN) return error_class;
-  if (handler != MPI_ERRORS_ARE_FATAL && handler != MPI_ERRORS_ABORT) {
-    call_user(handler, error_class);
-    return error_class;
-  }
-  std::fprintf(stderr,
-               "weft MPI: %s (rank %d): %s: %s; the error handler is MPI_ERRORS_ARE_FATAL, "
-               "ending the job\n",
-               function, weft::mpi::world_rank_or_unknown(),
-               weft::mpi::error_text(error_class) ? weft::mpi::error_text(error_class) : "",
-               message.c_str());
-  weft::mpi::abort_process(error_class);
-}
-
 int handle_win_error(MPI_Win win, const char* function, int error_class,
                      const std::string& message) {
   MPI_Errhandler handler = MPI_ERRORS_ARE_FATAL;
@@ -46,10 +27,11 @@ int handle_win_error(MPI_Win win, const char* function, int error_class,
     // Not a window: MPI_COMM_WORLD's handler applies, as for any error without one.
     return weft::mpi::handle_error(MPI_COMM_WORLD, function, error_class, message);
   }
-  return apply_handler(handler, function, error_class, message, [&](MPI_Errhandler h, int code) {
-    MPI_Win on = win;
-    h->win_function(&on, &code);
-  });
+  return weft::mpi::apply_errhandler(handler, function, error_class, message,
+                                     [&](MPI_Errhandler user, int& code) {
+                                       MPI_Win on = win;
+                                       user->win_function(&on, &code);
+                                     });
 }
 
 // Like mpi_call, with the window's handler.
