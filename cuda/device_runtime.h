@@ -28,6 +28,13 @@ struct IpcMemHandle {
   bool operator==(const IpcMemHandle&) const = default;
 };
 
+// A device's identity (CUDA's device UUID): the same in every process that sees the
+// device, whatever index CUDA_VISIBLE_DEVICES gives it there.
+struct DeviceUuid {
+  std::array<uint8_t, 16> bytes{};
+  bool operator==(const DeviceUuid&) const = default;
+};
+
 // The allocation a device pointer lies in.
 struct AllocationRange {
   std::byte* base = nullptr;
@@ -70,6 +77,7 @@ class DeviceRuntime {
   // The number of devices. Throws Error(kState) with the reason when none can be used
   // (no driver, no device, a build without CUDA).
   virtual int device_count() = 0;
+  virtual DeviceUuid device_uuid(int device) = 0;
 
   // Whether [p, p + bytes) is memory of `device` that kernels and copies there can use;
   // an empty string when it is, else why not ("it is host memory", "it is memory of

@@ -28,6 +28,7 @@ struct ExportedBuffer {
 struct ExportRecord {
   uint8_t usable = 0;  // this rank can take part (see why_not_usable)
   uint8_t padding[7] = {};
+  DeviceUuid device;  // the device its buffers are on
   ExportedBuffer input;
   ExportedBuffer output;
 };
@@ -65,6 +66,7 @@ ExportRecord local_record(const DeviceCall& call, DeviceRuntime& runtime) {
   std::string why = why_not_usable(call);
   if (why.empty()) {
     try {
+      record.device = runtime.device_uuid(call_device(call));
       record.input = export_buffer(runtime, call.input);
       record.output = export_buffer(runtime, call.output);
     } catch (const std::exception& e) {
@@ -139,8 +141,58 @@ void reduce_into(DeviceRuntime& runtime, Stream stream, const DeviceCall& call,
   runtime.reduce(task, stream);
 }
 
-void run_kind(const DeviceCall& call, const PeerBuffers& peers, DeviceRuntime& runtime,
-              Stream stream) {
+// The call's whole work, done by one rank for all, when every rank's buffers are on one
+// device: the device runs one process's kernels at a time, so shares done by several
+// processes would only take turns (each switch between them costing far more than a
+// small call), while one process's kernels over all the buffers move the same bytes.
+void run_alone(const DeviceCall& call, const PeerBuffers& peers, DeviceRuntime& runtime,
+               Stream stream) {
+  const collectives::CollectiveSpec& spec = call.spec;
+  const int n = spec.size;
+  const uint64_t element = spec.element_bytes();
+  switch (spec.kind) {
+    case CollectiveKind::kAllReduce:
+      reduce_into(runtime, stream, call, peers.input, 0, peers.output, spec.count);
+      return;
+    case CollectiveKind::kReduce:
+      reduce_into(runtime, stream, call, peers.input, 0, {peers.output[spec.root]}, spec.count);
+      return;
+    case CollectiveKind::kReduceScatter:
+      for (int r = 0; r < n; ++r) {
+        const collectives::Block& block = spec.blocks[r];
+        std::vector<std::byte*> inputs;
+        for (std::byte* p : peers.input) inputs.push_back(p + block.offset * element);
+        reduce_into(runtime, stream, call, inputs, 0, {peers.output[r]}, block.count);
+      }
+      return;
+    case CollectiveKind::kBroadcast:
+      for (int r = 0; r < n; ++r) {
+        if (r != spec.root && spec.count > 0) {
+          runtime.copy(peers.output[r], peers.input[spec.root], spec.count * element, stream);
+        }
+      }
+      return;
+    case CollectiveKind::kAllGather:
+      for (int from = 0; from < n; ++from) {
+        const collectives::Block& block = spec.blocks[from];
+        if (block.count == 0) continue;
+        for (int r = 0; r < n; ++r) {
+          std::byte* to = peers.output[r] + block.offset * element;
+          if (to != peers.input[from]) {
+            runtime.copy(to, peers.input[from], block.count * element, stream);
+          }
+        }
+      }
+      return;
+    default:
+      throw Error(ErrorCode::kInternal, std::string(call.op) + " has no CUDA IPC algorithm");
+  }
+}
+
+// This rank's share of the call, when the ranks' buffers are on different devices:
+// each device works on its share at the same time.
+void run_share(const DeviceCall& call, const PeerBuffers& peers, DeviceRuntime& runtime,
+               Stream stream) {
   const collectives::CollectiveSpec& spec = call.spec;
   const int n = spec.size;
   const int me = spec.rank;
@@ -216,16 +268,28 @@ bool run_over_ipc(const DeviceCall& call, const runtime::HostStep& host,
   exchange.input = Tensor(&mine, sizeof mine, DType::kUInt8);
   exchange.output = Tensor(records.data(), n * sizeof mine, DType::kUInt8);
   host(exchange);
+  bool one_device = true;
   for (const ExportRecord& record : records) {
     if (!record.usable) return false;
+    one_device = one_device && record.device == records[0].device;
   }
+  // On one device, the root (rank 0 where there is none) works for all.
+  const bool rooted =
+      call.spec.kind == CollectiveKind::kBroadcast || call.spec.kind == CollectiveKind::kReduce;
+  const int worker = rooted ? call.spec.root : 0;
 
   Stream stream = workspace.stream(call_device(call));
   std::exception_ptr failure;
   try {
-    PeerBuffers peers = open_peers(call, records, workspace.ipc_cache());
-    run_kind(call, peers, runtime, stream);
-    runtime.synchronize_stream(stream);
+    if (!one_device) {
+      PeerBuffers peers = open_peers(call, records, workspace.ipc_cache());
+      run_share(call, peers, runtime, stream);
+      runtime.synchronize_stream(stream);
+    } else if (call.spec.rank == worker) {
+      PeerBuffers peers = open_peers(call, records, workspace.ipc_cache());
+      run_alone(call, peers, runtime, stream);
+      runtime.synchronize_stream(stream);
+    }
   } catch (...) {
     failure = std::current_exception();
   }

@@ -12,7 +12,9 @@
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "cuda/device_runtime.h"
 #include "cuda/runtime/reduce_kernels.h"
@@ -139,6 +141,23 @@ class CudaDeviceRuntime final : public DeviceRuntime {
     check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
     if (count == 0) throw Error(ErrorCode::kState, "CUDA is unavailable: there is no CUDA device");
     return count;
+  }
+
+  DeviceUuid device_uuid(int device) override {
+    static_assert(sizeof(cudaUUID_t) == sizeof(DeviceUuid::bytes));
+    // The properties are read once per device: cudaGetDeviceProperties takes far longer
+    // than a collective's other steps.
+    std::lock_guard lock(uuids_mutex_);
+    if (device >= 0 && device < static_cast<int>(uuids_.size()) && uuids_[device]) {
+      return *uuids_[device];
+    }
+    cudaDeviceProp prop{};
+    check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
+    DeviceUuid uuid;
+    std::memcpy(uuid.bytes.data(), &prop.uuid, sizeof uuid.bytes);
+    if (device >= static_cast<int>(uuids_.size())) uuids_.resize(device + 1);
+    uuids_[device] = uuid;
+    return uuid;
   }
 
   std::string check_pointer(const void* p, uint64_t bytes, int device) override {
@@ -301,6 +320,9 @@ class CudaDeviceRuntime final : public DeviceRuntime {
  private:
   static cudaStream_t native(Stream stream) { return static_cast<cudaStream_t>(stream.native); }
   static cudaEvent_t native(Event event) { return static_cast<cudaEvent_t>(event.native); }
+
+  std::mutex uuids_mutex_;
+  std::vector<std::optional<DeviceUuid>> uuids_;  // by device index, read on first use
 };
 
 }  // namespace

@@ -89,6 +89,54 @@ TEST(DeviceCollectives, IpcOnOneHostStagingOtherwise) {
   }));
 }
 
+// Over CUDA IPC, ranks whose buffers are on one device leave the whole call to one
+// of them (the root, else rank 0); ranks on different devices each do their share.
+TEST(DeviceCollectives, OneDeviceOneWorkerSeveralDevicesEachTheirShare) {
+  expect_all_succeeded(run_ranks(2, [](int rank) {
+    FakeDeviceRuntime& fake = use_fake_devices(2);
+    init_process_group();
+    const uint64_t count = 10000;
+    for (bool one_device : {true, false}) {
+      const int device = one_device ? 0 : rank;
+      FakeDeviceTensor t(fake, count, DType::kFloat32, device);
+      FakeDeviceTensor gathered(fake, 2 * count, DType::kFloat32, device);
+      auto fill = [&] {
+        for (uint64_t i = 0; i < count; ++i) t.as<float>()[i] = static_cast<float>(rank + i % 5);
+      };
+      fill();
+      uint64_t before = fake.reductions();
+      all_reduce(t.tensor());
+      const uint64_t all_reduce_kernels = fake.reductions() - before;
+      for (uint64_t i = 0; i < count; i += 333) EXPECT_EQ(t.as<float>()[i], 1 + 2 * (i % 5)) << i;
+      fill();
+      before = fake.reductions();
+      reduce(t.tensor(), 1, ReduceOp::kMax);
+      const uint64_t reduce_kernels = fake.reductions() - before;
+      if (rank == 1) EXPECT_EQ(t.as<float>()[7], 1 + 7 % 5);
+      fill();
+      all_gather(t.tensor(), gathered.tensor());
+      EXPECT_EQ(gathered.as<float>()[3], 3.0f);
+      EXPECT_EQ(gathered.as<float>()[count + 3], 4.0f);
+      for (uint64_t i = 0; i < 2 * count; ++i) gathered.as<float>()[i] = 1.0f + rank;
+      FakeDeviceTensor block(fake, count, DType::kFloat32, device);
+      reduce_scatter(gathered.tensor(), block.tensor(), ReduceOp::kSum);
+      EXPECT_EQ(block.as<float>()[count - 1], 3.0f);
+      fill();
+      broadcast(t.tensor(), 1);
+      EXPECT_EQ(t.as<float>()[2], 3.0f);
+      if (!expect_ipc()) continue;  // staged: every rank reduces its chunks
+      if (one_device) {
+        EXPECT_EQ(all_reduce_kernels, rank == 0 ? 1u : 0u) << "rank 0 works for both";
+        EXPECT_EQ(reduce_kernels, rank == 1 ? 1u : 0u) << "the root works for both";
+      } else {
+        EXPECT_EQ(all_reduce_kernels, 1u) << "each device reduces its slice";
+        EXPECT_EQ(reduce_kernels, 1u);
+      }
+    }
+    destroy_process_group();
+  }));
+}
+
 TEST(DeviceCollectives, IpcCanBeTurnedOffOnAnyRank) {
   RunOptions options;
   options.rank_env = [](int rank) {
@@ -178,24 +226,25 @@ TEST(DeviceCollectives, BadDeviceTensorsAreRefusedNamingTheArgument) {
 }
 
 // A rank that cannot map a peer's memory fails, and so does every other rank, whose
-// output lacks that rank's part; the group stays usable.
+// output lacks that rank's part; the group stays usable. (On one device rank 0 works
+// for both, so it is the one that maps and fails.)
 TEST(DeviceCollectives, ARankFailingItsIpcPartFailsTheCallEverywhere) {
   if (!expect_ipc()) GTEST_SKIP() << "only ranks that share memory use CUDA IPC";
   expect_all_succeeded(run_ranks(2, [](int rank) {
     FakeDeviceRuntime& fake = use_fake_devices();
     init_process_group();
     FakeDeviceTensor t(fake, 1000, DType::kFloat32, 0);
-    if (rank == 1) fake.fail_next_opens(2);
+    if (rank == 0) fake.fail_next_opens(2);
     try {
       all_reduce(t.tensor());
       ADD_FAILURE() << "the all_reduce succeeded";
     } catch (const Error& e) {
       const std::string what = e.what();
-      if (rank == 1) {
+      if (rank == 0) {
         EXPECT_NE(what.find("open_memory: resource already mapped"), std::string::npos) << what;
       } else {
         EXPECT_EQ(e.code(), ErrorCode::kPeer);
-        EXPECT_NE(what.find("rank 1 could not do its part over CUDA IPC"), std::string::npos)
+        EXPECT_NE(what.find("rank 0 could not do its part over CUDA IPC"), std::string::npos)
             << what;
       }
     }

@@ -106,6 +106,14 @@ FakeDeviceRuntime::FakeDeviceRuntime(int devices, std::chrono::microseconds dela
 
 FakeDeviceRuntime::~FakeDeviceRuntime() = default;
 
+cuda::DeviceUuid FakeDeviceRuntime::device_uuid(int device) {
+  if (device < 0 || device >= devices_) fail("device_uuid: no device " + std::to_string(device));
+  cuda::DeviceUuid uuid;
+  std::memcpy(uuid.bytes.data(), "fake", 4);
+  uuid.bytes[4] = static_cast<uint8_t>(device);
+  return uuid;
+}
+
 std::string FakeDeviceRuntime::describe() {
   return "fake (" + std::to_string(devices_) + " devices in host memory)";
 }

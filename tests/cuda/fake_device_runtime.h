@@ -31,6 +31,8 @@ class FakeDeviceRuntime : public cuda::DeviceRuntime {
 
   std::string describe() override;
   int device_count() override { return devices_; }
+  // Fake device d is the same device in every process: "fake" and d.
+  cuda::DeviceUuid device_uuid(int device) override;
   std::string check_pointer(const void* p, uint64_t bytes, int device) override;
   cuda::AllocationRange allocation_of(const void* p, int device) override;
   cuda::IpcMemHandle export_memory(const void* base, int device) override;
