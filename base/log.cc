@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -59,11 +60,29 @@ Level threshold() {
 
 void set_rank(int rank) { g_rank.store(rank); }
 
+bool RateLimit::allow(uint64_t& suppressed) {
+  const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::steady_clock::now().time_since_epoch())
+                          .count();
+  int64_t next = next_ns_.load(std::memory_order_relaxed);
+  // One thread wins the slot; the others count themselves held back.
+  if (now < next || !next_ns_.compare_exchange_strong(next, now + 1'000'000'000)) {
+    held_.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+  suppressed = held_.exchange(0, std::memory_order_relaxed);
+  return true;
+}
+
 Line::~Line() {
   int rank = g_rank.load();
   std::string line = host_name() + ":" + std::to_string(getpid()) + " [" +
                      (rank < 0 ? std::string("-") : std::to_string(rank)) + "] weft " +
-                     level_name(level_) + " " + out_.str() + "\n";
+                     level_name(level_) + " " + out_.str();
+  if (suppressed_ > 0) {
+    line += " (and " + std::to_string(suppressed_) + " more like it since the last one shown)";
+  }
+  line += "\n";
   // One write() per line keeps concurrent writers from interleaving within a line.
   (void)!write(STDERR_FILENO, line.data(), line.size());
 }

@@ -3,6 +3,8 @@
 // concurrent ranks and threads never interleave mid-line.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <sstream>
 
 namespace weft::base::log {
@@ -20,13 +22,30 @@ void set_rank(int rank);
 
 class Line {
  public:
-  explicit Line(Level level) : level_(level) {}
+  // `suppressed`: lines of this call site that a RateLimit held back before this one,
+  // said at the end of the line.
+  explicit Line(Level level, uint64_t suppressed = 0) : level_(level), suppressed_(suppressed) {}
   ~Line();
   std::ostream& stream() { return out_; }
 
  private:
   Level level_;
+  uint64_t suppressed_;
   std::ostringstream out_;
+};
+
+// One call site's limit for a warning that a loop or a stream of hostile connections
+// could repeat: its first line goes out, then at most one a second, which says how
+// many were held back. Thread-safe.
+class RateLimit {
+ public:
+  // Whether a line may go out now; if so, `suppressed` is set to the lines held back
+  // since the last one that went out.
+  bool allow(uint64_t& suppressed);
+
+ private:
+  std::atomic<int64_t> next_ns_{0};
+  std::atomic<uint64_t> held_{0};
 };
 
 // The spellings WEFT_LOG(WARN), WEFT_LOG(INFO) and WEFT_LOG(TRACE) resolve here.
@@ -42,3 +61,16 @@ inline constexpr Level TRACE = Level::kTrace;
   if (!::weft::base::log::enabled(::weft::base::log::levels::level)) { \
   } else                                                               \
     ::weft::base::log::Line(::weft::base::log::levels::level).stream()
+
+// WEFT_LOG, limited to one line a second from this call site (see RateLimit). Each
+// expansion has a limit of its own: the lambda's type is unique to it.
+#define WEFT_LOG_LIMITED(level)                                        \
+  if (uint64_t weft_log_suppressed_ = 0;                               \
+      !::weft::base::log::enabled(::weft::base::log::levels::level) || \
+          ![]() -> ::weft::base::log::RateLimit& {                     \
+        static ::weft::base::log::RateLimit limit;                     \
+        return limit;                                                  \
+      }()                                                              \
+                       .allow(weft_log_suppressed_)) {                 \
+  } else                                                               \
+    ::weft::base::log::Line(::weft::base::log::levels::level, weft_log_suppressed_).stream()

@@ -1,5 +1,9 @@
 #include "rendezvous/tcp_store_client.h"
 
+#include <sys/socket.h>
+
+#include <cstring>
+#include <optional>
 #include <thread>
 
 #include "base/env.h"
@@ -25,6 +29,32 @@ base::WireWriter request(StoreOp op, base::Deadline deadline,
   w.u8(static_cast<uint8_t>(op)).u64(timeout_ms(deadline)).u32(static_cast<uint32_t>(keys.size()));
   for (const auto& k : keys) w.str(k);
   return w;
+}
+
+// The store would not take this connection (too many connections, no file descriptor
+// left): final, whatever the operation.
+class StoreRefused : public Error {
+ public:
+  explicit StoreRefused(const std::string& message) : Error(ErrorCode::kState, message) {}
+};
+
+// The server's reason, when it sent a kRefused record before closing the connection
+// (which makes the client's send or receive fail before it reads the record).
+std::optional<std::string> refusal_left_on(int fd) {
+  char buf[4096];
+  const ssize_t n = ::recv(fd, buf, sizeof buf, MSG_DONTWAIT | MSG_PEEK);
+  uint32_t len = 0;
+  if (n < static_cast<ssize_t>(sizeof len + 1)) return std::nullopt;
+  std::memcpy(&len, buf, sizeof len);
+  if (len > n - sizeof len ||
+      static_cast<uint8_t>(buf[sizeof len]) != static_cast<uint8_t>(StoreStatus::kRefused)) {
+    return std::nullopt;
+  }
+  try {
+    return base::WireReader(std::string(buf + sizeof len + 1, len - 1), "store refusal").str();
+  } catch (const Error&) {
+    return std::nullopt;
+  }
 }
 
 std::string join_keys(const std::vector<std::string>& keys) {
@@ -72,6 +102,8 @@ void TcpStoreClient::authenticate(base::Deadline deadline) {
   if (!token) return;
   try {
     call(request(StoreOp::kAuth, deadline, {*token}).take(), deadline, "authenticate");
+  } catch (const StoreRefused&) {
+    throw;
   } catch (const Error& e) {
     throw InvalidArgument(describe() + " refused this process's WEFT_AUTH_TOKEN (" + e.what() +
                           "): every process of a job must be given the same token");
@@ -92,7 +124,9 @@ std::string TcpStoreClient::call(const std::string& req, base::Deadline deadline
     base::send_record(fd_.get(), req, reply_deadline, what);
     reply = base::recv_record(fd_.get(), kMaxStoreRecord, reply_deadline, what);
   } catch (const Error& e) {
+    std::optional<std::string> refusal = refusal_left_on(fd_.get());
     fd_.reset();  // the stream may be out of step now
+    if (refusal) throw StoreRefused(what + ": the store refused this connection: " + *refusal);
     if (e.code() == ErrorCode::kPeer) {
       throw StoreLost(std::string(e.what()) + " (the process hosting the store may have exited)");
     }
@@ -101,6 +135,11 @@ std::string TcpStoreClient::call(const std::string& req, base::Deadline deadline
   if (reply.empty()) throw Error(ErrorCode::kInternal, what + ": empty reply");
   auto status = static_cast<StoreStatus>(static_cast<uint8_t>(reply[0]));
   std::string body = reply.substr(1);
+  if (status == StoreStatus::kRefused) {
+    fd_.reset();
+    throw StoreRefused(what + ": the store refused this connection: " +
+                       base::WireReader(body, "store reply").str());
+  }
   if (status == StoreStatus::kTimedOut) {
     std::string missing = base::WireReader(body, "store reply").str();
     throw TimeoutError(what + ": timed out waiting for key(s): " + missing);

@@ -3,6 +3,8 @@
 // a malformed request is logged and disconnected without disturbing the others.
 #pragma once
 
+#include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -10,11 +12,20 @@
 
 namespace weft::rendezvous {
 
+// What the server lets its connections hold (tcp_store_protocol.h says how each is used).
+struct StoreServerLimits {
+  uint64_t max_buffered;                    // WEFT_STORE_MAX_BUFFERED, default 256 MiB
+  size_t max_connections;                   // WEFT_STORE_MAX_CONNECTIONS, default 65536
+  std::chrono::milliseconds auth_deadline;  // 10 s
+  static StoreServerLimits from_environment();
+};
+
 class TcpStoreServer {
  public:
   // Listens on `address` (port 0: any free port). Throws naming addr:port when the
   // address cannot be bound.
-  explicit TcpStoreServer(const base::SocketAddress& address);
+  explicit TcpStoreServer(const base::SocketAddress& address,
+                          StoreServerLimits limits = StoreServerLimits::from_environment());
   // Stops serving and closes every client connection.
   ~TcpStoreServer();
 

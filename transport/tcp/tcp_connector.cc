@@ -191,7 +191,8 @@ std::vector<base::Fd> TcpConnector::connect_all(int rank, const std::vector<std:
       peer = -1;
     }
     if (peer < 0) {
-      WEFT_LOG(WARN) << "rank " << rank << ": refused a connection from " << from << ": " << reject;
+      WEFT_LOG_LIMITED(WARN) << "rank " << rank << ": refused a connection from " << from << ": "
+                             << reject;
       continue;
     }
     fds[peer] = std::move(fd);
