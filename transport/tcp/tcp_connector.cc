@@ -113,6 +113,89 @@ base::Fd TcpConnector::dial(int rank, int peer, const std::string& record, bool 
                                     (errors.empty() ? "no usable address" : errors));
 }
 
+namespace {
+
+// Connections that have not finished their handshake at once, in one process.
+constexpr size_t kMaxPendingHandshakes = 256;
+
+// An accepted connection whose handshake record is still arriving (non-blocking).
+struct PendingHandshake {
+  base::Fd fd;
+  std::string from;
+  std::string in;  // the bytes so far: a 32-bit length, then the record
+  base::Deadline deadline;
+
+  // Reads what has arrived; an error text if the connection failed or misbehaves.
+  std::string read_some() {
+    char buf[kMaxHandshake + sizeof(uint32_t)];
+    const size_t want = sizeof buf - in.size();
+    ssize_t n;
+    do {
+      n = ::recv(fd.get(), buf, want, 0);
+    } while (n < 0 && errno == EINTR);
+    if (n == 0) return "it closed the connection during the handshake";
+    if (n < 0) {
+      return errno == EAGAIN || errno == EWOULDBLOCK ? "" : std::string(std::strerror(errno));
+    }
+    in.append(buf, static_cast<size_t>(n));
+    if (in.size() >= sizeof(uint32_t) && length() > kMaxHandshake) {
+      return "handshake of " + std::to_string(length()) + " bytes exceeds the limit";
+    }
+    return "";
+  }
+  uint32_t length() const {
+    uint32_t len;
+    std::memcpy(&len, in.data(), sizeof len);
+    return len;
+  }
+  bool complete() const {
+    return in.size() >= sizeof(uint32_t) && in.size() >= sizeof(uint32_t) + length();
+  }
+  std::string record() const { return in.substr(sizeof(uint32_t), length()); }
+};
+
+// Checks a complete hello and answers it; an empty string and `peer` set if the
+// connection is rank `peer`'s, else why it was refused (the answer says so too).
+std::string answer_hello(PendingHandshake& h, int rank, int world, uint64_t job_id,
+                         const std::vector<base::Fd>& fds, int& peer) {
+  std::string reject;
+  peer = -1;
+  try {
+    const std::string record = h.record();  // WireReader reads it in place
+    base::WireReader in(record, "handshake");
+    uint32_t magic = in.u32(), version = in.u32();
+    uint64_t their_job = in.u64();
+    int sender = static_cast<int>(in.u32()), target = static_cast<int>(in.u32());
+    if (magic != kHelloMagic) return "not a weft peer (bad handshake)";
+    if (version != kProtocolVersion) {
+      reject = "protocol version " + std::to_string(version) + " where " +
+               std::to_string(kProtocolVersion) + " was expected";
+    } else if (std::string token = auth_token();
+               !token.empty() && !base::same_secret(in.str(), token)) {
+      reject = "wrong or missing WEFT_AUTH_TOKEN";
+    } else if (their_job != job_id) {
+      reject = "it belongs to another job";
+    } else if (target != rank || sender <= rank || sender >= world) {
+      reject = "rank " + std::to_string(sender) + " dialed rank " + std::to_string(target) +
+               ", which does not fit this rank " + std::to_string(rank) + " of " +
+               std::to_string(world);
+    } else if (fds[sender]) {
+      reject = "rank " + std::to_string(sender) + " is already connected";
+    } else {
+      peer = sender;
+    }
+    base::WireWriter ack;
+    ack.u32(kHelloMagic).u8(peer >= 0 ? 1 : 0).str(reject);
+    send_record(h.fd.get(), ack.take(), h.deadline, "handshake with " + h.from);
+  } catch (const Error& e) {
+    peer = -1;
+    return e.what();
+  }
+  return reject;
+}
+
+}  // namespace
+
 std::vector<base::Fd> TcpConnector::connect_all(int rank, const std::vector<std::string>& records,
                                                 const std::vector<bool>& same_network,
                                                 uint64_t job_id, base::Deadline deadline,
@@ -128,14 +211,52 @@ std::vector<base::Fd> TcpConnector::connect_all(int rank, const std::vector<std:
                 "handshake with rank " + std::to_string(peer));
   }
 
-  // Accept every higher rank.
+  // Accept every higher rank. Handshakes are read side by side, each within its own
+  // kStepLimit, so that connections that send nothing (a port scanner, a stray client)
+  // cost no more than one step limit together, not one each.
+  std::vector<PendingHandshake> pending;
+  auto next_abort_check = std::chrono::steady_clock::now() + kAbortCheckInterval;
   int missing = world - rank - 1;
   while (missing > 0) {
-    pollfd p{listener_.get(), POLLIN, 0};
-    int ready = ::poll(&p, 1, deadline.poll_ms(static_cast<int>(kAbortCheckInterval.count())));
+    std::vector<pollfd> polls{{listener_.get(), POLLIN, 0}};
+    base::Deadline wake = deadline;
+    for (const PendingHandshake& h : pending) {
+      polls.push_back({h.fd.get(), POLLIN, 0});
+      wake = wake.min(h.deadline);
+    }
+    int ready = ::poll(polls.data(), polls.size(),
+                       wake.poll_ms(static_cast<int>(kAbortCheckInterval.count())));
     if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) {
+    for (size_t i = pending.size(); i-- > 0;) {
+      PendingHandshake& h = pending[i];
+      std::string why;
+      if (polls[i + 1].revents != 0) {
+        why = h.read_some();
+      } else if (h.deadline.expired()) {
+        why = "it sent no handshake within " + std::to_string(kStepLimit.count()) + " s";
+      }
+      if (why.empty() && h.complete()) {
+        int peer = -1;
+        why = answer_hello(h, rank, world, job_id, fds, peer);
+        if (why.empty()) {
+          base::set_nonblocking(h.fd.get(), false);
+          fds[peer] = std::move(h.fd);
+          --missing;
+        }
+      } else if (why.empty()) {
+        continue;  // more to come
+      }
+      if (!why.empty()) {
+        WEFT_LOG_LIMITED(WARN) << "rank " << rank << ": refused a connection from " << h.from
+                               << ": " << why;
+      }
+      pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+    if (std::chrono::steady_clock::now() >= next_abort_check) {
       check_abort();
+      next_abort_check = std::chrono::steady_clock::now() + kAbortCheckInterval;
+    }
+    if (ready <= 0 && pending.empty()) {
       if (!deadline.expired()) continue;
       std::string ranks;
       for (int peer = rank + 1; peer < world; ++peer) {
@@ -145,58 +266,22 @@ std::vector<base::Fd> TcpConnector::connect_all(int rank, const std::vector<std:
                          " did not connect before the deadline (this rank listens on " +
                          describe_record(record_) + ")");
     }
+    if (!(polls[0].revents & POLLIN)) continue;
     sockaddr_storage from_addr{};
     socklen_t len = sizeof from_addr;
-    base::Fd fd(
-        ::accept4(listener_.get(), reinterpret_cast<sockaddr*>(&from_addr), &len, SOCK_CLOEXEC));
+    base::Fd fd(::accept4(listener_.get(), reinterpret_cast<sockaddr*>(&from_addr), &len,
+                          SOCK_CLOEXEC | SOCK_NONBLOCK));
     if (!fd) continue;
-    std::string from =
-        base::SocketAddress::from(reinterpret_cast<sockaddr*>(&from_addr), len).to_string();
-    std::string reject;
-    int peer = -1;
-    try {
-      std::string h =
-          recv_record(fd.get(), kMaxHandshake, deadline.min(base::Deadline::after(kStepLimit)),
-                      "handshake from " + from);
-      base::WireReader in(h, "handshake");
-      uint32_t magic = in.u32(), version = in.u32();
-      uint64_t their_job = in.u64();
-      int sender = static_cast<int>(in.u32()), target = static_cast<int>(in.u32());
-      if (magic != kHelloMagic) {
-        throw Error(ErrorCode::kPeer, "not a weft peer (bad handshake)");
-      }
-      if (version != kProtocolVersion) {
-        reject = "protocol version " + std::to_string(version) + " where " +
-                 std::to_string(kProtocolVersion) + " was expected";
-      } else if (std::string token = auth_token();
-                 !token.empty() && !base::same_secret(in.str(), token)) {
-        reject = "wrong or missing WEFT_AUTH_TOKEN";
-      } else if (their_job != job_id) {
-        reject = "it belongs to another job";
-      } else if (target != rank || sender <= rank || sender >= world) {
-        reject = "rank " + std::to_string(sender) + " dialed rank " + std::to_string(target) +
-                 ", which does not fit this rank " + std::to_string(rank) + " of " +
-                 std::to_string(world);
-      } else if (fds[sender]) {
-        reject = "rank " + std::to_string(sender) + " is already connected";
-      } else {
-        peer = sender;
-      }
-      base::WireWriter ack;
-      ack.u32(kHelloMagic).u8(peer >= 0 ? 1 : 0).str(reject);
-      send_record(fd.get(), ack.take(), deadline.min(base::Deadline::after(kStepLimit)),
-                  "handshake with " + from);
-    } catch (const Error& e) {
-      reject = e.what();
-      peer = -1;
-    }
-    if (peer < 0) {
-      WEFT_LOG_LIMITED(WARN) << "rank " << rank << ": refused a connection from " << from << ": "
-                             << reject;
+    if (pending.size() >= kMaxPendingHandshakes) {
+      WEFT_LOG_LIMITED(WARN) << "rank " << rank
+                             << ": refused a connection: " << kMaxPendingHandshakes
+                             << " handshakes are already pending";
       continue;
     }
-    fds[peer] = std::move(fd);
-    --missing;
+    pending.push_back(
+        {std::move(fd),
+         base::SocketAddress::from(reinterpret_cast<sockaddr*>(&from_addr), len).to_string(), "",
+         deadline.min(base::Deadline::after(kStepLimit))});
   }
 
   for (int peer = 0; peer < rank; ++peer) {
