@@ -13,6 +13,7 @@
 
 #include "base/socket.h"
 #include "rendezvous/tcp_store_server.h"
+#include "transport/shm/segment.h"
 
 namespace weft::testing {
 namespace {
@@ -191,6 +192,7 @@ std::vector<RankResult> run_ranks(int world_size, const std::function<void(int r
     if (children[r].out >= 0) close(children[r].out);
     int status = 0;
     waitpid(children[r].pid, &status, 0);
+    transport::shm::remove_segments_created_by(children[r].pid);  // a killed rank's leftovers
     results[r].rank = r;
     if (WIFEXITED(status)) results[r].exit_code = WEXITSTATUS(status);
     if (WIFSIGNALED(status)) results[r].signal = WTERMSIG(status);

@@ -18,6 +18,7 @@
 #include "base/log.h"
 #include "base/socket.h"
 #include "tools/weftrun/exit_report.h"
+#include "transport/shm/segment.h"
 #include "tools/weftrun/output_relay.h"
 #include "weft/error.h"
 
@@ -349,6 +350,10 @@ void Job::on_rank_exit(int index, int wait_status) {
   rank.wait_status = wait_status;
   rank_of_pid_.erase(rank.pid);
   --running_;
+  // A rank killed while it held a shared-memory segment not yet unlinked leaves it.
+  for (const std::string& path : transport::shm::remove_segments_created_by(rank.pid)) {
+    WEFT_LOG(INFO) << "weftrun: removed " << path << ", left by pid " << rank.pid;
+  }
   WEFT_LOG(INFO) << "weftrun: " << role_.unit << " " << units_[static_cast<size_t>(index)].index
                  << " (pid " << rank.pid << ") " << describe_wait_status(wait_status);
   Clock::time_point now = Clock::now();

@@ -19,7 +19,14 @@
 namespace weft::transport::shm {
 namespace {
 
-std::string mib(uint64_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB"; }
+// Sizes in MiB with one decimal, rounded up for what is needed and down for what is
+// free, so that a shortfall never reads "needs 1 MiB, 1 MiB free".
+std::string mib(uint64_t bytes, bool round_up) {
+  const uint64_t tenths = ((bytes * 10) + (round_up ? (1 << 20) - 1 : 0)) >> 20;
+  return std::to_string(tenths / 10) + "." + std::to_string(tenths % 10) + " MiB";
+}
+std::string needed(uint64_t bytes) { return mib(bytes, true); }
+std::string available(uint64_t bytes) { return mib(bytes, false); }
 
 [[noreturn]] void fail(const std::string& what, int error) {
   throw Error(ErrorCode::kInternal, what + ": " + std::strerror(error));
@@ -43,9 +50,12 @@ Segment Segment::create(const std::string& name, size_t bytes, const std::string
                         const std::string& remedy) {
   uint64_t free_bytes = shm_free_bytes();
   if (bytes > free_bytes) {
-    throw Error(ErrorCode::kInternal,
-                purpose + " needs " + mib(bytes) + " in /dev/shm and only " + mib(free_bytes) +
-                    " is free; enlarge /dev/shm (docker run --shm-size), " + remedy);
+    // Not weft's fault, nor the caller's: the machine's /dev/shm is too small now.
+    throw Error(ErrorCode::kState, purpose + " needs " + needed(bytes) + " (" +
+                                       std::to_string(bytes) + " bytes) in /dev/shm and only " +
+                                       available(free_bytes) + " (" + std::to_string(free_bytes) +
+                                       " bytes) is free; enlarge /dev/shm (docker run "
+                                       "--shm-size), " + remedy);
   }
   int fd = shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) fail("cannot create shared-memory segment /dev/shm" + name, errno);
@@ -59,10 +69,10 @@ Segment Segment::create(const std::string& name, size_t bytes, const std::string
   if (error != 0) {
     ::close(fd);
     s.unlink();
-    throw Error(ErrorCode::kInternal, "cannot reserve " + mib(bytes) +
-                                          " for shared-memory segment /dev/shm" + name + ": " +
-                                          std::strerror(error) + " (" + mib(shm_free_bytes()) +
-                                          " free in /dev/shm)");
+    throw Error(error == ENOSPC ? ErrorCode::kState : ErrorCode::kInternal,
+                "cannot reserve " + needed(bytes) + " for shared-memory segment /dev/shm" + name +
+                    ": " + std::strerror(error) + " (" + available(shm_free_bytes()) +
+                    " free in /dev/shm)");
   }
   try {
     s.data_ = map(fd, bytes, name);
@@ -128,27 +138,48 @@ void Segment::unlink() {
 
 namespace weft::transport::shm {
 
-std::vector<std::string> remove_orphaned_segments(std::chrono::seconds min_age) {
+namespace {
+
+// The creator's pid of a weft segment's name ("weft-...-r3.1234": 1234); 0 if the name
+// is not a weft segment's.
+long creator_of(const std::string& name) {
+  if (name.rfind("weft-", 0) != 0) return 0;
+  size_t dot = name.rfind('.');
+  if (dot == std::string::npos) return 0;
+  char* end = nullptr;
+  long pid = std::strtol(name.c_str() + dot + 1, &end, 10);
+  return pid > 0 && *end == '\0' ? pid : 0;
+}
+
+// Unlinks every segment in /dev/shm whose name and creator `doomed` accepts.
+template <typename Doomed>
+std::vector<std::string> remove_segments_if(Doomed doomed) {
   std::vector<std::string> removed;
   DIR* dir = opendir("/dev/shm");
   if (dir == nullptr) return removed;
-  const time_t now = time(nullptr);
   while (dirent* entry = readdir(dir)) {
     std::string name = entry->d_name;
-    if (name.rfind("weft-", 0) != 0) continue;
-    size_t dot = name.rfind('.');
-    if (dot == std::string::npos) continue;
-    char* end = nullptr;
-    long pid = std::strtol(name.c_str() + dot + 1, &end, 10);
-    if (pid <= 0 || *end != '\0') continue;
-    struct stat st {};
-    std::string path = "/dev/shm/" + name;
-    if (stat(path.c_str(), &st) != 0 || now - st.st_mtime < min_age.count()) continue;
-    if (kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // alive, or not ours
-    if (shm_unlink(("/" + name).c_str()) == 0) removed.push_back(path);
+    long pid = creator_of(name);
+    if (pid == 0 || !doomed("/dev/shm/" + name, pid)) continue;
+    if (shm_unlink(("/" + name).c_str()) == 0) removed.push_back("/dev/shm/" + name);
   }
   closedir(dir);
   return removed;
+}
+
+}  // namespace
+
+std::vector<std::string> remove_orphaned_segments(std::chrono::seconds min_age) {
+  const time_t now = time(nullptr);
+  return remove_segments_if([&](const std::string& path, long pid) {
+    struct stat st {};
+    if (stat(path.c_str(), &st) != 0 || now - st.st_mtime < min_age.count()) return false;
+    return kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;  // not alive, and ours
+  });
+}
+
+std::vector<std::string> remove_segments_created_by(int pid) {
+  return remove_segments_if([pid](const std::string&, long creator) { return creator == pid; });
 }
 
 }  // namespace weft::transport::shm

@@ -58,4 +58,10 @@ uint64_t shm_free_bytes();
 // job starts. Returns the names removed.
 std::vector<std::string> remove_orphaned_segments(std::chrono::seconds min_age);
 
+// Removes the weft segments that process `pid` created, for a launcher that has just
+// reaped it: a rank killed while it held a segment not yet unlinked (its arena or its
+// inbox during set-up) would otherwise leave it in /dev/shm until a later job's sweep
+// above. Returns the names removed.
+std::vector<std::string> remove_segments_created_by(int pid);
+
 }  // namespace weft::transport::shm
