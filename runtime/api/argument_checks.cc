@@ -36,6 +36,36 @@ void Checker::tensor(const Tensor& t, const char* name) const {
   if (t.data() == nullptr && t.count() > 0) {
     fail(std::string(name) + " has " + std::to_string(t.count()) + " elements but no data pointer");
   }
+  // count x element size must be a size: no buffer holds more than PTRDIFF_MAX bytes,
+  // and a product that wrapped would make every later size check meaningless.
+  const uint64_t element = dtype_size(t.dtype());
+  if (t.count() > static_cast<uint64_t>(PTRDIFF_MAX) / element) {
+    fail(std::string(name) + " has " + std::to_string(t.count()) + " elements of " +
+         dtype_name(t.dtype()) + ", more than any buffer can hold (" + std::to_string(element) +
+         " bytes each)");
+  }
+  if (t.count() > 0 && reinterpret_cast<uintptr_t>(t.data()) > UINTPTR_MAX - t.bytes()) {
+    fail(std::string(name) + "'s " + std::to_string(t.bytes()) +
+         " bytes would run past the end of the address space");
+  }
+}
+
+uint64_t Checker::product(uint64_t a, uint64_t b, const char* what) const {
+  uint64_t result;
+  if (__builtin_mul_overflow(a, b, &result)) {
+    fail(std::string(what) + " (" + std::to_string(a) + " x " + std::to_string(b) +
+         ") does not fit in 64 bits");
+  }
+  return result;
+}
+
+uint64_t Checker::sum(uint64_t a, uint64_t b, const char* what) const {
+  uint64_t result;
+  if (__builtin_add_overflow(a, b, &result)) {
+    fail(std::string(what) + " (" + std::to_string(a) + " + " + std::to_string(b) +
+         ") does not fit in 64 bits");
+  }
+  return result;
 }
 
 void Checker::root(int root) const {

@@ -40,6 +40,10 @@ class Checker {
   void same_dtype(const Tensor& a, const char* a_name, const Tensor& b, const char* b_name) const;
   // `why` is a literal: a std::string here would be built (and allocated) on every call.
   void count(const Tensor& t, const char* name, uint64_t expected, const char* why) const;
+  // a x b and a + b of element counts, failing naming `what` when the result does not
+  // fit in 64 bits (where it would wrap and pass a size check it should fail).
+  uint64_t product(uint64_t a, uint64_t b, const char* what) const;
+  uint64_t sum(uint64_t a, uint64_t b, const char* what) const;
 
  private:
   const char* op_;

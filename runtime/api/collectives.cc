@@ -65,8 +65,8 @@ std::vector<Block> variable_blocks(const Checker& check, Counts counts, Counts d
   uint64_t at = 0;
   for (size_t r = 0; r < counts.size(); ++r) {
     blocks[r] = {displs.empty() ? at : displs[r], counts[r]};
-    at += counts[r];
-    if (buffer && blocks[r].offset + blocks[r].count > buffer->count()) {
+    at = check.sum(at, counts[r], counts_name);
+    if (buffer && check.sum(blocks[r].offset, blocks[r].count, "a block's end") > buffer->count()) {
       check.fail("rank " + std::to_string(r) + "'s block (" + std::to_string(blocks[r].count) +
                  " elements at " + std::to_string(blocks[r].offset) + ") lies beyond the " +
                  std::to_string(buffer->count()) + " elements of " + buffer_name);
@@ -137,7 +137,9 @@ CollectiveCall make_all_gather(const Tensor& input, const Tensor& output, const 
   check.tensor(input, "input");
   check.tensor(output, "output");
   check.same_dtype(input, "input", output, "output");
-  check.count(output, "output", input.count() * check.size(), "group size x the input's count");
+  check.count(output, "output",
+              check.product(input.count(), check.size(), "group size x the input's count"),
+              "group size x the input's count");
   CollectiveCall call =
       runtime::make_call(check, "all_gather", CollectiveKind::kAllGather, input.dtype());
   call.spec.blocks = uniform_blocks(input.count(), check.size());
@@ -179,7 +181,8 @@ std::vector<Block> rooted_blocks(const Checker& check, const Tensor& own, const 
   }
   if (!variable) {
     if (at_root) {
-      check.count(whole, whole_name, own.count() * check.size(),
+      check.count(whole, whole_name,
+                  check.product(own.count(), check.size(), "group size x the block's count"),
                   std::strcmp(own_name, "input") == 0 ? "group size x the input's count"
                                                       : "group size x the output's count");
     }
@@ -247,7 +250,9 @@ CollectiveCall make_reduce_scatter(const char* op_name, const Tensor& input, con
       runtime::make_call(check, op_name, CollectiveKind::kReduceScatter, input.dtype());
   call.spec.op = op;
   if (!variable) {
-    check.count(input, "input", output.count() * check.size(), "group size x the output's count");
+    check.count(input, "input",
+                check.product(output.count(), check.size(), "group size x the output's count"),
+                "group size x the output's count");
     call.spec.blocks = uniform_blocks(output.count(), check.size());
   } else {
     call.spec.variable_counts = true;

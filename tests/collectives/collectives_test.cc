@@ -210,6 +210,20 @@ TEST(CollectiveErrors, BadArgumentsAreRefusedBeforeAnythingIsSent) {
                 reduce_scatterv(view(f), view(g), one_count);
               }).find("counts has 1 entries for a group of 2"),
               std::string::npos);
+    // Sizes that do not fit in 64 bits are refused, not wrapped (and nothing is touched).
+    EXPECT_NE(message([&] {
+                all_reduce(Tensor(f.data(), uint64_t{1} << 62, DType::kFloat32));
+              }).find("more than any buffer can hold"),
+              std::string::npos);
+    EXPECT_NE(message([&] {
+                broadcast(Tensor(f.data(), uint64_t{1} << 62, DType::kFloat32), 0);
+              }).find("tensor has 4611686018427387904 elements of float32"),
+              std::string::npos);
+    std::vector<uint64_t> counts{4, 4}, wrapping{0, ~uint64_t{0} - 1};
+    EXPECT_NE(message([&] {
+                all_gatherv(view(f), view(g), counts, wrapping);
+              }).find("does not fit in 64 bits"),
+              std::string::npos);
     EXPECT_NE(message([&] { new_group({0, 0}); }).find("appears twice"), std::string::npos);
     EXPECT_NE(message([&] { new_group({0, 2}); }).find("outside [0, 2)"), std::string::npos);
     // A good call after the bad ones works: they left nothing behind.

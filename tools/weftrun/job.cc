@@ -18,8 +18,8 @@
 #include "base/log.h"
 #include "base/socket.h"
 #include "tools/weftrun/exit_report.h"
-#include "transport/shm/segment.h"
 #include "tools/weftrun/output_relay.h"
+#include "transport/shm/segment.h"
 #include "weft/error.h"
 
 namespace weft::weftrun {

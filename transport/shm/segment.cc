@@ -55,7 +55,8 @@ Segment Segment::create(const std::string& name, size_t bytes, const std::string
                                        std::to_string(bytes) + " bytes) in /dev/shm and only " +
                                        available(free_bytes) + " (" + std::to_string(free_bytes) +
                                        " bytes) is free; enlarge /dev/shm (docker run "
-                                       "--shm-size), " + remedy);
+                                       "--shm-size), " +
+                                       remedy);
   }
   int fd = shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) fail("cannot create shared-memory segment /dev/shm" + name, errno);
