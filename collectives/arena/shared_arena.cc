@@ -32,6 +32,7 @@ struct alignas(ArenaLayout::kControlBytes) SharedArena::Control {
 };
 static_assert(std::atomic<uint32_t>::is_always_lock_free);
 
+
 namespace {
 
 struct Header {
@@ -99,6 +100,9 @@ void SharedArena::check_header(const std::byte* base, const ArenaLayout& layout,
 SharedArena::Control& SharedArena::control(int member) const {
   static_assert(sizeof(Control) <= ArenaLayout::kControlBytes);
   static_assert(sizeof(StageLine) == 64);
+  // Each block at an address its type's alignment allows (UBSan checks it).
+  static_assert(ArenaLayout::kHeaderBytes % alignof(Control) == 0);
+  static_assert(ArenaLayout::kControlBytes % alignof(Control) == 0);
   return *reinterpret_cast<Control*>(segment_.data() + layout_.control_offset(member));
 }
 

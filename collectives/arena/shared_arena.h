@@ -51,12 +51,15 @@ struct ArenaLayout {
   // A line of counters and two stage lines, padded to four lines: no false sharing
   // with the neighbour's block through adjacent-line prefetch.
   static constexpr size_t kControlBytes = 256;
+  // The header takes one control block's room, so that every control block starts on
+  // a multiple of its own alignment (the segment is page-aligned).
+  static constexpr size_t kHeaderBytes = kControlBytes;
   int members = 0;
   uint64_t buffer_bytes = 0;  // of each staging buffer
 
-  size_t control_offset(int member) const { return 64 + member * kControlBytes; }
+  size_t control_offset(int member) const { return kHeaderBytes + member * kControlBytes; }
   size_t buffer_offset(int member, uint32_t parity) const {
-    return 64 + members * kControlBytes + (2 * member + parity) * buffer_bytes;
+    return kHeaderBytes + members * kControlBytes + (2 * member + parity) * buffer_bytes;
   }
   size_t total_bytes() const { return buffer_offset(members, 0); }
 };
