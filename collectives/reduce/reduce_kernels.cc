@@ -12,7 +12,17 @@ namespace {
 // Each of these is compiled once per instruction set, and the dynamic loader binds the
 // best one the CPU runs (an ifunc), so choosing costs nothing per call. AVX-512 without
 // its byte and word extensions still helps the 32- and 64-bit types.
+//
+// Not in sanitizer builds: the loader runs ifunc resolvers while it relocates, before
+// a sanitizer's runtime is up, and ThreadSanitizer's instrumented resolver then
+// crashes before main. There the kernels are plain functions (the same templates, for
+// the baseline instruction set), which is what the sanitizers are there to check.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || \
+    defined(WEFT_SANITIZER_BUILD)
+#define WEFT_ISA_CLONES
+#else
 #define WEFT_ISA_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
 
 template <typename T>
 WEFT_ISA_CLONES void reduce_as(ReduceOp op, void* dst, const void* a, const void* b,

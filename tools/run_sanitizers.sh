@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The tests of the layers where memory and threads are shared, under the sanitizers
+# (.bazelrc's --config=asan, AddressSanitizer with UndefinedBehaviorSanitizer, and
+# --config=tsan, ThreadSanitizer), each in its own output tree. Any report fails the
+# test that made it, and the script exits non-zero.
+#
+#   default  the transports (TCP, shared-memory ring and segments), the point-to-point
+#            engine, the shared-memory arena, and the store, under both
+#   --full   also every collective test and the MPI programs, under both (slow: for a
+#            change to the engine, the arena or the collectives)
+#
+# usage: tools/run_sanitizers.sh [--full] [extra bazel test options]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+full=0
+if [ "${1:-}" = "--full" ]; then
+  full=1
+  shift
+fi
+
+targets=(//tests/transport/... //tests/p2p/... //tests/collectives:arena_test
+  //tests/rendezvous:store_test //tests/rendezvous:store_limits_test)
+if [ $full -eq 1 ]; then
+  targets+=(//tests/collectives/... //tests/mpi:mpi_programs_test //tests/runtime/...)
+fi
+
+status=0
+for config in asan tsan; do
+  echo "== run_sanitizers: --config=$config: ${targets[*]}"
+  # --symlink_prefix=/: the default build's bazel-bin and bazel-testlogs stay as they are.
+  bazel test --config="$config" --symlink_prefix=/ --keep_going "${targets[@]}" "$@" ||
+    status=1
+done
+exit $status
