@@ -1,6 +1,7 @@
 // wait_any, wait_all, test_any and test_some between real processes, and what a
 // blocking recv reports.
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <chrono>
 #include <optional>
@@ -190,6 +191,38 @@ TEST(RequestSets, AFailedRequestIsReportedByIndexAndLeavesTheOthersAlone) {
   }));
 }
 
+TEST(RequestSets, AnySourceReceiveFailsWhenAPeerCrashesAndTheOthersGoOn) {
+  // Rank 0 waits for a message from rank 1 and for one from anyone; rank 2 crashes.
+  auto ranks = run_ranks(3, [](int rank) {
+    weft::init_process_group();
+    if (rank == 0) {
+      int from_one = -1, from_any = -1;
+      std::vector<weft::Request> r = {
+          weft::irecv(weft::view(std::span(&from_one, 1)), 1, 3),
+          weft::irecv(weft::view(std::span(&from_any, 1)), weft::kAnySource, 4)};
+      signal_rank(2, kGo);
+      EXPECT_EQ(weft::wait_any(r, milliseconds(60000)), std::optional<size_t>(1));
+      EXPECT_THROW(r[1].wait(), weft::PeerError);
+      EXPECT_FALSE(r[0].is_completed());
+      signal_rank(1, kGo);
+      r[1] = weft::Request();
+      weft::wait_all(r, milliseconds(60000));
+      EXPECT_EQ(from_one, 3);
+    } else if (rank == 1) {
+      await_signal(0, kGo);
+      int three = 3;
+      weft::send(weft::view(std::span(&three, 1)), 0, 3);
+    } else {
+      await_signal(0, kGo);
+      raise(SIGKILL);
+    }
+    weft::destroy_process_group();
+  });
+  EXPECT_EQ(ranks[0].exit_code, 0) << ranks[0].output;
+  EXPECT_EQ(ranks[1].exit_code, 0) << ranks[1].output;
+  EXPECT_EQ(ranks[2].signal, SIGKILL);
+}
+
 TEST(RequestSets, CollectivesAndMessagesInOneSet) {
   expect_all_succeeded(run_ranks(2, [](int rank) {
     weft::init_process_group();
@@ -205,6 +238,8 @@ TEST(RequestSets, CollectivesAndMessagesInOneSet) {
     EXPECT_TRUE(r[0].cancel());
     weft::wait_all(r);
     EXPECT_TRUE(r[0].cancelled());
+    // Neither leaves while the other still waits: its receive would fail.
+    weft::barrier();
     weft::destroy_process_group();
   }));
 }
