@@ -28,9 +28,21 @@ inline constexpr int kAnyTag = -1;
 void send(const Tensor& tensor, int dst, int tag = 0, const Group& group = Group(),
           Timeout timeout = kDefaultTimeout);
 
-// Blocks until a matching message has arrived in `tensor`; returns its source rank.
-int recv(const Tensor& tensor, int src = kAnySource, int tag = kAnyTag,
-         const Group& group = Group(), Timeout timeout = kDefaultTimeout);
+// What a blocking receive took: everything an irecv's Request would report, without
+// the Request. It converts to the source rank, which is what recv returned before it
+// said more, so `int from = recv(t);` keeps working; `recv(t).bytes` is the size, and
+// `auto [source, tag, bytes] = recv(t);` takes it all.
+struct RecvResult {
+  int source;      // group rank of the sender
+  int tag;         // the message's tag (the actual one, for a kAnyTag receive)
+  uint64_t bytes;  // the message's size; the rest of the buffer is untouched
+  operator int() const noexcept { return source; }  // NOLINT: implicit on purpose
+};
+
+// Blocks until a matching message has arrived in `tensor`. A timeout withdraws the
+// receive: weft never writes to `tensor` after recv has thrown.
+RecvResult recv(const Tensor& tensor, int src = kAnySource, int tag = kAnyTag,
+                const Group& group = Group(), Timeout timeout = kDefaultTimeout);
 
 Request isend(const Tensor& tensor, int dst, int tag = 0, const Group& group = Group());
 Request irecv(const Tensor& tensor, int src = kAnySource, int tag = kAnyTag,

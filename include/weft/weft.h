@@ -9,5 +9,6 @@
 #include "weft/p2p.h"
 #include "weft/process_group.h"
 #include "weft/request.h"
+#include "weft/request_sets.h"
 #include "weft/tensor.h"
 #include "weft/timeout.h"

@@ -2,12 +2,12 @@
 
 #include <memory>
 #include <string>
-#include <thread>
 
 #include "mpi/src/arguments.h"
 #include "mpi/src/errors.h"
 #include "mpi/src/export.h"
 #include "mpi/src/objects.h"
+#include "mpi/src/requests.h"
 
 using weft::mpi::Grequest;
 using weft::mpi::mpi_call;
@@ -48,9 +48,7 @@ void complete_grequest(MPI_Request* request, MPI_Status* status) {
   MPI_ABI_Request& r = request_of(*request);
   std::shared_ptr<Grequest> g = r.generalized;
   // Another thread of the program completes it: give it the cores.
-  for (int spins = 0; !g->completed.load(); ++spins) {
-    if (spins > 1000) std::this_thread::yield();
-  }
+  for (int round = 0; !g->completed.load(); ++round) pause_polling(round);
   forget(r);
   *request = MPI_REQUEST_NULL;
   int free_code = MPI_SUCCESS;

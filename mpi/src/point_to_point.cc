@@ -45,11 +45,11 @@ int recv(const char* function, void* buf, MPI_Count count, MPI_Datatype datatype
       weft::mpi::set_proc_null_status(status);
       return;
     }
-    weft::Request r = weft::irecv(message.tensor(), core_rank(c, source, true, "source"),
-                                  core_tag_value, c.group);
-    r.wait();
-    message.unpack(r.bytes());
-    weft::mpi::set_status(status, weft::mpi::comm_source(c, r.source()), r.tag(), r.bytes());
+    // One blocking receive: no request to allocate, and no progress thread to wake.
+    weft::RecvResult r =
+        weft::recv(message.tensor(), core_rank(c, source, true, "source"), core_tag_value, c.group);
+    message.unpack(r.bytes);
+    weft::mpi::set_status(status, weft::mpi::comm_source(c, r.source), r.tag, r.bytes);
   });
 }
 

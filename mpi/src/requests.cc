@@ -1,7 +1,7 @@
 #include "mpi/src/requests.h"
 
+#include <chrono>
 #include <thread>
-#include <vector>
 
 #include "mpi/src/arguments.h"
 #include "mpi/src/errors.h"
@@ -46,7 +46,7 @@ bool is_inactive(MPI_Request request) {
   return r.restart && !r.active;
 }
 
-void complete(MPI_Request* request, MPI_Status* status) {
+void complete(MPI_Request* request, MPI_Status* status, weft::Timeout timeout) {
   if (*request == MPI_REQUEST_NULL) {
     set_empty_status(status);
     return;
@@ -72,7 +72,7 @@ void complete(MPI_Request* request, MPI_Status* status) {
     *request = MPI_REQUEST_NULL;
   };
   try {
-    for (const weft::Request& other : r.also) other.wait();
+    for (const weft::Request& other : r.also) other.wait(timeout);
   } catch (...) {
     release();
     throw;
@@ -83,7 +83,7 @@ void complete(MPI_Request* request, MPI_Status* status) {
     return;
   }
   try {
-    r.request.wait();
+    r.request.wait(timeout);
   } catch (...) {
     release();
     throw;
@@ -100,9 +100,6 @@ void complete(MPI_Request* request, MPI_Status* status) {
   release();
 }
 
-namespace {
-
-// The communicator whose error handler applies to a failure of `request`.
 MPI_Comm comm_of_request(MPI_Request request) {
   try {
     return request == MPI_REQUEST_NULL ? MPI_COMM_WORLD : request_of(request).comm;
@@ -115,7 +112,16 @@ MPI_Status* status_at(MPI_Status statuses[], int i) {
   return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
 }
 
-}  // namespace
+void pause_polling(int round) {
+  // About a millisecond of yields, then naps short against a message's latency over
+  // TCP and long against a core's time slice.
+  if (round < 1000) {
+    std::this_thread::yield();
+  } else {
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+}
+
 }  // namespace weft::mpi
 
 using weft::mpi::complete;
@@ -142,130 +148,6 @@ int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   });
 }
 WEFT_MPI_ALIAS(Test)
-
-int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
-  // Every request is completed, even after one fails; with MPI_ERRORS_RETURN the failure
-  // is MPI_ERR_IN_STATUS and each status says how its request ended.
-  int failed = 0;
-  MPI_Comm failed_comm = MPI_COMM_WORLD;
-  std::string first_failure;
-  for (int i = 0; i < count; ++i) {
-    MPI_Status* status = weft::mpi::status_at(statuses, i);
-    MPI_Comm comm = weft::mpi::comm_of_request(requests[i]);
-    try {
-      complete(&requests[i], status);
-      if (status != MPI_STATUS_IGNORE) status->MPI_ERROR = MPI_SUCCESS;
-    } catch (const std::exception& e) {
-      int error_class = weft::mpi::error_class_of(e);
-      if (status != MPI_STATUS_IGNORE) status->MPI_ERROR = error_class;
-      if (failed++ == 0) {
-        failed_comm = comm;
-        first_failure = "request " + std::to_string(i) + ": " + e.what();
-      }
-    }
-  }
-  if (failed == 0) return MPI_SUCCESS;
-  return weft::mpi::handle_error(failed_comm, "MPI_Waitall", MPI_ERR_IN_STATUS, first_failure);
-}
-WEFT_MPI_ALIAS(Waitall)
-
-int PMPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
-  return mpi_call("MPI_Waitany", MPI_COMM_WORLD, [&] {
-    for (int spins = 0;; ++spins) {
-      bool any_active = false;
-      for (int i = 0; i < count; ++i) {
-        if (is_inactive(requests[i])) continue;
-        any_active = true;
-        if (is_done(requests[i])) {
-          *index = i;
-          complete(&requests[i], status);
-          return;
-        }
-      }
-      if (!any_active) {
-        *index = MPI_UNDEFINED;
-        weft::mpi::set_empty_status(status);
-        return;
-      }
-      // Polling makes progress; past a short spin, give the core's threads the cores.
-      if (spins > 1000) std::this_thread::yield();
-    }
-  });
-}
-WEFT_MPI_ALIAS(Waitany)
-
-int PMPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
-  return mpi_call("MPI_Testall", MPI_COMM_WORLD, [&] {
-    *flag = 1;
-    for (int i = 0; i < count && *flag; ++i) {
-      if (!is_inactive(requests[i]) && !is_done(requests[i])) *flag = 0;
-    }
-    if (!*flag) return;
-    for (int i = 0; i < count; ++i) complete(&requests[i], weft::mpi::status_at(statuses, i));
-  });
-}
-WEFT_MPI_ALIAS(Testall)
-
-int PMPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_Status* status) {
-  return mpi_call("MPI_Testany", MPI_COMM_WORLD, [&] {
-    bool any_active = false;
-    for (int i = 0; i < count; ++i) {
-      if (is_inactive(requests[i])) continue;
-      any_active = true;
-      if (is_done(requests[i])) {
-        *index = i;
-        *flag = 1;
-        complete(&requests[i], status);
-        return;
-      }
-    }
-    // With no active request at all, the standard says flag is true and index undefined.
-    *flag = any_active ? 0 : 1;
-    *index = MPI_UNDEFINED;
-    if (!any_active) weft::mpi::set_empty_status(status);
-  });
-}
-WEFT_MPI_ALIAS(Testany)
-
-// Completes every finished request; `*outcount` of them, MPI_UNDEFINED when none was
-// active.
-static void complete_finished(int incount, MPI_Request requests[], int* outcount, int indices[],
-                              MPI_Status statuses[], bool* any_active) {
-  *outcount = 0;
-  *any_active = false;
-  for (int i = 0; i < incount; ++i) {
-    if (is_inactive(requests[i])) continue;
-    *any_active = true;
-    if (!is_done(requests[i])) continue;
-    MPI_Status* status = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[*outcount];
-    indices[*outcount] = i;
-    ++*outcount;
-    complete(&requests[i], status);
-  }
-  if (!*any_active) *outcount = MPI_UNDEFINED;
-}
-
-int PMPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[],
-                  MPI_Status statuses[]) {
-  return mpi_call("MPI_Waitsome", MPI_COMM_WORLD, [&] {
-    bool any_active = false;
-    for (int spins = 0;; ++spins) {
-      complete_finished(incount, requests, outcount, indices, statuses, &any_active);
-      if (!any_active || *outcount > 0) return;
-      if (spins > 1000) std::this_thread::yield();
-    }
-  });
-}
-WEFT_MPI_ALIAS(Waitsome)
-
-int PMPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices[],
-                  MPI_Status statuses[]) {
-  return mpi_call("MPI_Testsome", MPI_COMM_WORLD, [&] {
-    bool any_active = false;
-    complete_finished(incount, requests, outcount, indices, statuses, &any_active);
-  });
-}
-WEFT_MPI_ALIAS(Testsome)
 
 int PMPI_Request_free(MPI_Request* request) {
   return mpi_call("MPI_Request_free", weft::mpi::comm_of_request(*request), [&] {

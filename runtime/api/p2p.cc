@@ -83,7 +83,7 @@ void send(const Tensor& tensor, int dst, int tag, const Group& group, Timeout ti
   finish(engine.isend(g, tensor, dst, tag, false), timeout);
 }
 
-int recv(const Tensor& tensor, int src, int tag, const Group& group, Timeout timeout) {
+RecvResult recv(const Tensor& tensor, int src, int tag, const Group& group, Timeout timeout) {
   const GroupPtr& g = validate("recv", tensor, src, true, tag, group, "src");
   if (runtime::on_device(tensor)) [[unlikely]] {
     runtime::DeviceLayer& layer = runtime::device_layer();
@@ -91,11 +91,12 @@ int recv(const Tensor& tensor, int src, int tag, const Group& group, Timeout tim
     auto r = engine_of("recv").irecv(g, staged.host, src, tag, false);
     finish(r, timeout);
     layer.deliver(tensor, staged, r->bytes);
-    return r->peer;
+    return RecvResult{r->peer, r->tag, r->bytes};
   }
+  // Not user_async: the caller waits at once, so the progress thread is not woken.
   auto r = runtime::context("recv").engine->irecv(g, tensor, src, tag, false);
   finish(r, timeout);
-  return r->peer;
+  return RecvResult{r->peer, r->tag, r->bytes};
 }
 
 Request isend(const Tensor& tensor, int dst, int tag, const Group& group) {

@@ -57,6 +57,7 @@ const std::vector<std::string> kStandardPrograms = {
     "alltoallw",
     "mprobe",
     "file_io",
+    "request_arrays",
 };
 // clang-format on
 

@@ -1,0 +1,188 @@
+// wait_any, wait_all, test_any, test_some: one wait (the engine's, which spins and then
+// sleeps in epoll) for a whole set of requests, instead of a poll of each in turn.
+#include "weft/request_sets.h"
+
+#include <algorithm>
+#include <string>
+
+#include "base/deadline.h"
+#include "collectives/collective_request.h"
+#include "p2p/engine.h"
+#include "p2p/request_state.h"
+#include "runtime/group_record.h"
+#include "weft/error.h"
+
+namespace weft {
+namespace {
+
+using p2p::RequestState;
+
+// The only reads of Request's private state in this file: what a request is, and
+// whether it is done without making progress.
+RequestState* state_of(const Request& request) { return runtime::Handles::state(request).get(); }
+bool is_collective(const RequestState& s) { return s.kind == p2p::OpKind::kCollective; }
+
+// Completed, without polling: the engine's flag, then is_completed() for what a device
+// receive still does once its message is in (is_completed never polls a done request).
+bool completed_now(const Request& request) {
+  return state_of(request)->done.load(std::memory_order_acquire) && request.is_completed();
+}
+
+std::optional<size_t> lowest_completed(std::span<const Request> requests) {
+  for (size_t i = 0; i < requests.size(); ++i) {
+    if (requests[i].valid() && completed_now(requests[i])) return i;
+  }
+  return std::nullopt;
+}
+
+// The valid requests not done yet.
+std::vector<RequestState*> pending(std::span<const Request> requests) {
+  std::vector<RequestState*> states;
+  for (const Request& r : requests) {
+    if (!r.valid()) continue;
+    RequestState* s = state_of(r);
+    if (!s->done.load(std::memory_order_acquire)) states.push_back(s);
+  }
+  return states;
+}
+
+// kDefaultTimeout: the longest of the requests' groups' timeouts, so that no request is
+// given up on sooner than a wait for it alone would give up.
+Timeout resolve(Timeout timeout, std::span<RequestState* const> states) {
+  if (timeout.count() >= 0) return timeout;
+  Timeout longest{0};
+  for (const RequestState* s : states) longest = std::max(longest, s->group->timeout);
+  return longest;
+}
+
+std::string timeout_text(Timeout t) { return " (timeout " + std::to_string(t.count()) + " ms)"; }
+
+// One round of progress for test_any and test_some: each peer's link once (an
+// any-source receive's poll covers every link), as is_completed() on each request would,
+// without polling one link once per request. Collectives progress in the background.
+void progress_once(std::span<RequestState* const> states) {
+  std::vector<int> polled;
+  for (RequestState* s : states) {
+    if (is_collective(*s) || std::find(polled.begin(), polled.end(), s->peer_world) != polled.end())
+      continue;
+    s->engine->test(*s);
+    if (s->peer_world < 0) return;
+    polled.push_back(s->peer_world);
+  }
+}
+
+// Blocks until one of `states` (none done yet, at least one) is done, or throws
+// TimeoutError at `deadline`; `op` and `timeout` are for its message.
+void wait_for_one(std::span<RequestState* const> states, base::Deadline deadline, const char* op,
+                  Timeout timeout) {
+  std::vector<RequestState*> p2p_states;
+  std::vector<collectives::CollectiveRequest*> collective_states;
+  for (RequestState* s : states) {
+    if (is_collective(*s)) {
+      collective_states.push_back(static_cast<collectives::CollectiveRequest*>(s));
+    } else {
+      p2p_states.push_back(s);
+    }
+  }
+  try {
+    if (collective_states.empty()) {
+      p2p_states[0]->engine->wait_any(p2p_states, deadline.remaining());
+      return;
+    }
+    if (p2p_states.empty() && collective_states.size() == 1) {
+      collective_states[0]->wait(deadline.remaining());
+      return;
+    }
+  } catch (const TimeoutError& e) {
+    // A collective's own message gives the timeout already.
+    throw TimeoutError(std::string(op) + ": " + e.what() +
+                       (collective_states.empty() ? timeout_text(timeout) : ""));
+  }
+  // A collective completes in the background thread, which wakes no one sleeping in the
+  // engine: wait in short slices, looking at every request after each.
+  constexpr Timeout kSlice{1};
+  auto any_done = [&] {
+    return std::any_of(states.begin(), states.end(),
+                       [](RequestState* s) { return s->done.load(std::memory_order_acquire); });
+  };
+  while (!any_done()) {
+    if (deadline.expired()) {
+      throw TimeoutError(std::string(op) + ": " + states[0]->describe() +
+                         ": not completed before the deadline (and " +
+                         std::to_string(states.size() - 1) + " more operations pending)" +
+                         timeout_text(timeout));
+    }
+    Timeout slice = std::min(kSlice, deadline.remaining());
+    try {
+      if (!p2p_states.empty()) {
+        p2p_states[0]->engine->wait_any(p2p_states, slice);
+      } else {
+        collective_states[0]->wait(slice);
+      }
+    } catch (const TimeoutError&) {
+      // The slice is over; look again.
+    }
+  }
+}
+
+}  // namespace
+
+std::optional<size_t> wait_any(std::span<const Request> requests, Timeout timeout) {
+  if (auto done = lowest_completed(requests)) return done;
+  std::vector<RequestState*> states = pending(requests);
+  if (states.empty()) {
+    // Every valid request is done (a device receive's copy failed in between) or none is
+    // valid: nothing to wait for.
+    return lowest_completed(requests);
+  }
+  Timeout t = resolve(timeout, states);
+  wait_for_one(states, base::Deadline::after(t), "wait_any", t);
+  return lowest_completed(requests);
+}
+
+void wait_all(std::span<const Request> requests, Timeout timeout) {
+  std::vector<RequestState*> states = pending(requests);
+  if (!states.empty()) {
+    Timeout t = resolve(timeout, states);
+    base::Deadline deadline = base::Deadline::after(t);
+    // One request at a time, in order, under one deadline: each wait then polls its
+    // own peer's link directly, and the requests that completed meanwhile cost nothing.
+    for (size_t i = 0; i < states.size(); ++i) {
+      if (states[i]->done.load(std::memory_order_acquire)) continue;
+      try {
+        wait_for_one(std::span(&states[i], 1), deadline, "wait_all", t);
+      } catch (const TimeoutError& e) {
+        size_t left = std::count_if(states.begin() + i + 1, states.end(), [](RequestState* s) {
+          return !s->done.load(std::memory_order_acquire);
+        });
+        if (left == 0) throw;
+        throw TimeoutError(std::string(e.what()) + "; " + std::to_string(left) +
+                           " more operations still pending");
+      }
+    }
+  }
+  // Every request is done: each wait() returns at once, the first failed one throwing.
+  for (const Request& r : requests) {
+    if (r.valid()) r.wait();
+  }
+}
+
+std::optional<size_t> test_any(std::span<const Request> requests) {
+  if (auto done = lowest_completed(requests)) return done;
+  std::vector<RequestState*> states = pending(requests);
+  if (states.empty()) return lowest_completed(requests);
+  progress_once(states);
+  return lowest_completed(requests);
+}
+
+std::vector<size_t> test_some(std::span<const Request> requests) {
+  std::vector<RequestState*> states = pending(requests);
+  if (!states.empty()) progress_once(states);
+  std::vector<size_t> done;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    if (requests[i].valid() && completed_now(requests[i])) done.push_back(i);
+  }
+  return done;
+}
+
+}  // namespace weft
