@@ -32,7 +32,6 @@ struct alignas(ArenaLayout::kControlBytes) SharedArena::Control {
 };
 static_assert(std::atomic<uint32_t>::is_always_lock_free);
 
-
 namespace {
 
 struct Header {

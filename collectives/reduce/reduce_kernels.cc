@@ -17,8 +17,7 @@ namespace {
 // a sanitizer's runtime is up, and ThreadSanitizer's instrumented resolver then
 // crashes before main. There the kernels are plain functions (the same templates, for
 // the baseline instruction set), which is what the sanitizers are there to check.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || \
-    defined(WEFT_SANITIZER_BUILD)
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || defined(WEFT_SANITIZER_BUILD)
 #define WEFT_ISA_CLONES
 #else
 #define WEFT_ISA_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
