@@ -1,0 +1,105 @@
+// ExecutionState: what running a group's collectives needs besides the call itself,
+// kept between calls so that a collective that repeats allocates nothing and looks
+// nothing up: the previous call's algorithm and schedule (a call asking for the same
+// collective, counts, dtype, root and placement takes them without a lock or a map
+// lookup), the run of the schedule and the executor's lists, reset rather than rebuilt,
+// and the scratch memory of small calls.
+//
+// Each group keeps one (CollectiveGroup), handed to one call at a time by an atomic
+// exchange (ExecutionStateSlot): a call that finds it taken (a blocking collective while
+// an asynchronous one of the same group runs) works in a state of its own.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "collectives/collective_spec.h"
+#include "collectives/schedule.h"
+#include "collectives/schedule_run.h"
+#include "p2p/engine.h"
+
+namespace weft::collectives {
+
+struct Algorithm;  // algorithm_table.h
+
+class ExecutionState {
+ public:
+  ExecutionState() = default;
+  ExecutionState(const ExecutionState&) = delete;
+  ExecutionState& operator=(const ExecutionState&) = delete;
+  ~ExecutionState();
+
+  // Whether `spec` asks for what the previous call remembered here asked for, so that
+  // its plan (algorithm(), empty(), schedule()) applies unchanged.
+  bool repeats(const CollectiveSpec& spec) const;
+  // The plan of the call `spec`: its algorithm, whether it moves nothing anywhere (and
+  // so runs as a barrier), and its schedule (null for an arena algorithm).
+  void remember(const CollectiveSpec& spec, const Algorithm& algorithm, bool empty,
+                std::shared_ptr<const Schedule> schedule);
+  const Algorithm* algorithm() const { return algorithm_; }
+  bool empty() const { return empty_; }
+  const Schedule* schedule() const { return schedule_.get(); }
+
+  // `bytes` of scratch, 64-byte aligned, kept for the next call; null when `bytes` is 0
+  // or above kMaxScratchBytes (the caller leases those from the context's ScratchPool,
+  // so that a group does not hold large buffers for good).
+  static constexpr uint64_t kMaxScratchBytes = 1 << 20;
+  std::byte* scratch(uint64_t bytes);
+
+  // The executor's (executor.cc): the run of the schedule, the requests in flight and
+  // the operations of the current pass.
+  struct InFlight {
+    OpId op;
+    p2p::Engine::RequestPtr request;
+  };
+  ScheduleRun run;
+  std::vector<InFlight> in_flight;
+  std::vector<p2p::RequestState*> waiting;
+  std::vector<OpId> ready, receives;
+
+ private:
+  const Algorithm* algorithm_ = nullptr;
+  bool empty_ = false;
+  CollectiveSpec spec_;  // the remembered call's
+  std::shared_ptr<const Schedule> schedule_;
+  std::byte* scratch_ = nullptr;
+  uint64_t scratch_bytes_ = 0;
+};
+
+// Hands one ExecutionState to one call at a time, without a lock.
+class ExecutionStateSlot {
+ public:
+  ExecutionStateSlot() = default;
+  ExecutionStateSlot(const ExecutionStateSlot&) = delete;
+  ExecutionStateSlot& operator=(const ExecutionStateSlot&) = delete;
+  ~ExecutionStateSlot() { delete parked_.load(std::memory_order_acquire); }
+
+  // The parked state, or a new one when another call has it (or on first use).
+  std::unique_ptr<ExecutionState> take() const;
+  // Parks `state` for the next call; of two calls that ran at once, the later one's
+  // state is kept.
+  void park(std::unique_ptr<ExecutionState> state) const;
+
+ private:
+  mutable std::atomic<ExecutionState*> parked_{nullptr};
+};
+
+// A state taken from a slot for the length of one call.
+class ExecutionStateLease {
+ public:
+  explicit ExecutionStateLease(const ExecutionStateSlot& slot) : slot_(slot), state_(slot.take()) {}
+  ~ExecutionStateLease() { slot_.park(std::move(state_)); }
+  ExecutionStateLease(const ExecutionStateLease&) = delete;
+  ExecutionStateLease& operator=(const ExecutionStateLease&) = delete;
+  ExecutionState& operator*() const { return *state_; }
+  ExecutionState* operator->() const { return state_.get(); }
+
+ private:
+  const ExecutionStateSlot& slot_;
+  std::unique_ptr<ExecutionState> state_;
+};
+
+}  // namespace weft::collectives
