@@ -2,10 +2,8 @@
 // a matching space of their own, apart from the group's point-to-point messages, so a
 // user's receive never takes a collective's message; successive collectives take
 // successive tags, so collectives in flight at once (a blocking one while an
-// asynchronous one runs) never take each other's messages; when every member shares
-// memory, the group's arena is where its one-host collectives work; and the state its
-// collectives run in is kept between calls (execution_state.h), so that a collective
-// that repeats allocates nothing.
+// asynchronous one runs) never take each other's messages; and when every member
+// shares memory, the group's arena is where its one-host collectives work.
 #pragma once
 
 #include <atomic>
@@ -13,7 +11,6 @@
 #include <memory>
 
 #include "collectives/arena/shared_arena.h"
-#include "collectives/execution_state.h"
 #include "p2p/group_state.h"
 
 namespace weft::collectives {
@@ -26,7 +23,6 @@ class CollectiveGroup {
 
   const std::shared_ptr<const p2p::GroupState>& space() const { return space_; }
   SharedArena* arena() const { return arena_.get(); }
-  const ExecutionStateSlot& execution_state() const { return execution_state_; }
 
   // The tag of the next collective. Taken in call order, which every rank shares.
   int take_tag() const {
@@ -37,7 +33,6 @@ class CollectiveGroup {
   std::shared_ptr<const p2p::GroupState> space_;
   std::shared_ptr<SharedArena> arena_;
   mutable std::atomic<uint32_t> next_tag_{0};
-  ExecutionStateSlot execution_state_;
 };
 
 }  // namespace weft::collectives

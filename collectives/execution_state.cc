@@ -56,14 +56,31 @@ std::byte* ExecutionState::scratch(uint64_t bytes) {
   return scratch_;
 }
 
-std::unique_ptr<ExecutionState> ExecutionStateSlot::take() const {
-  ExecutionState* parked = parked_.exchange(nullptr, std::memory_order_acq_rel);
-  return parked != nullptr ? std::unique_ptr<ExecutionState>(parked)
-                           : std::make_unique<ExecutionState>();
+namespace {
+
+struct ThreadState {
+  std::unique_ptr<ExecutionState> state;  // made on the thread's first collective
+  bool taken = false;
+};
+thread_local ThreadState thread_state;
+
+}  // namespace
+
+ExecutionStateLease::ExecutionStateLease() {
+  ThreadState& mine = thread_state;
+  if (mine.taken) [[unlikely]] {
+    own_ = std::make_unique<ExecutionState>();
+    state_ = own_.get();
+    return;
+  }
+  if (mine.state == nullptr) [[unlikely]]
+    mine.state = std::make_unique<ExecutionState>();
+  mine.taken = true;
+  state_ = mine.state.get();
 }
 
-void ExecutionStateSlot::park(std::unique_ptr<ExecutionState> state) const {
-  delete parked_.exchange(state.release(), std::memory_order_acq_rel);
+ExecutionStateLease::~ExecutionStateLease() {
+  if (own_ == nullptr) thread_state.taken = false;
 }
 
 }  // namespace weft::collectives

@@ -87,7 +87,8 @@ void execute(const Schedule& schedule, const CollectiveSpec& spec, const Buffers
   const uint64_t size = spec.element_bytes();
   std::vector<ExecutionState::InFlight>& in_flight = state.in_flight;
   std::vector<p2p::RequestState*>& waiting = state.waiting;
-  std::vector<OpId>&ready = state.ready, &receives = state.receives;
+  std::vector<OpId>& ready = state.ready;
+  std::vector<OpId>& receives = state.receives;
   in_flight.clear();
   // The engine's requests are released when the call ends, however it ends.
   struct Release {

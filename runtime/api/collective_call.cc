@@ -76,7 +76,7 @@ CollectiveSpec barrier_of(const CollectiveSpec& spec) {
   return barrier;
 }
 
-// The call's algorithm and schedule, in `state`: those of the group's previous call
+// The call's algorithm and schedule, in `state`: those of the thread's previous call
 // when this one asks for the same (a repeated call takes no lock and searches no map),
 // else chosen and looked up in `schedules`.
 void plan(const CollectiveCall& call, ScheduleCache& schedules, ExecutionState& state) {
@@ -99,7 +99,7 @@ void plan(const CollectiveCall& call, ScheduleCache& schedules, ExecutionState& 
 void execute_host_call(const CollectiveCall& call, int tag, Timeout timeout, Engine& engine,
                        ScratchPool& scratch, ScheduleCache& schedules,
                        std::optional<SharedArena::Turn>* turn, const Algorithm*& algorithm) {
-  ExecutionStateLease state(call.group->collectives.execution_state());
+  ExecutionStateLease state;
   plan(call, schedules, *state);
   algorithm = state->algorithm();
   // An empty call meets the other ranks as a barrier (see moves_nothing_anywhere).
