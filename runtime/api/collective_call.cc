@@ -215,7 +215,38 @@ void prepare_device(CollectiveCall& call) {
   }
 }
 
-void run_blocking(const CollectiveCall& call, Timeout timeout) {
+namespace {
+
+// Block vectors that blocking calls of this thread gave back, for its next calls.
+constexpr size_t kSpareBlockVectors = 4;
+thread_local std::vector<std::vector<collectives::Block>> spare_block_vectors;
+
+void give_back(std::vector<collectives::Block>& blocks) {
+  std::vector<std::vector<collectives::Block>>& spare = spare_block_vectors;
+  if (blocks.capacity() == 0 || spare.size() >= kSpareBlockVectors) return;
+  if (spare.capacity() < kSpareBlockVectors) spare.reserve(kSpareBlockVectors);
+  spare.push_back(std::move(blocks));
+}
+
+}  // namespace
+
+std::vector<collectives::Block> block_vector() {
+  std::vector<std::vector<collectives::Block>>& spare = spare_block_vectors;
+  if (spare.empty()) return {};
+  std::vector<collectives::Block> blocks = std::move(spare.back());
+  spare.pop_back();
+  blocks.clear();
+  return blocks;
+}
+
+void run_blocking(CollectiveCall&& call, Timeout timeout) {
+  struct GiveBack {
+    CollectiveCall& call;
+    ~GiveBack() {
+      give_back(call.spec.blocks);
+      give_back(call.spec.recv_blocks);
+    }
+  } give_back_blocks{call};
   Context& c = context(call.op);
   Timeout t = timeout.count() >= 0 ? timeout : call.group->timeout();
   if (has_device_tensor(call)) [[unlikely]] {

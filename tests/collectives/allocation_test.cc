@@ -1,4 +1,4 @@
-// A repeated small blocking all_reduce allocates nothing once warmed up: the argument
+// A repeated small blocking collective allocates nothing once warmed up: the argument
 // checks, the algorithm choice, the schedule, its run and its scratch, and the
 // shared-memory arena all reuse what the first calls set up.
 //
@@ -12,6 +12,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -86,12 +88,53 @@ void expect_no_allocations(int rank, int ranks) {
   destroy_process_group();
 }
 
+// Every other blocking collective, small: the collective layer's own part is zero too,
+// and the whole process's where the collective runs in the arena.
+void expect_no_allocations_in_other_collectives(int rank, int ranks) {
+  init_process_group();
+  const bool arena = runtime::context("test").world->collectives.arena() != nullptr;
+  constexpr size_t kPart = 4;
+  std::vector<float> part(kPart, float(rank)), all(kPart * ranks, float(rank)),
+      other(kPart * ranks);
+  struct Collective {
+    const char* name;
+    bool in_arena;  // runs in the arena when the group has one
+    std::function<void()> call;
+  };
+  const Collective collectives[] = {
+      {"barrier", true, [] { barrier(); }},
+      {"broadcast", true, [&] { broadcast(view(part), 0); }},
+      {"reduce", true, [&] { reduce(view(part), view(std::span(other).subspan(0, kPart)), 1); }},
+      {"all_gather", true, [&] { all_gather(view(part), view(all)); }},
+      {"gather", false, [&] { gather(view(part), view(all), 0); }},
+      {"scatter", false, [&] { scatter(view(all), view(part), 0); }},
+      {"reduce_scatter", false, [&] { reduce_scatter(view(all), view(part)); }},
+      {"all_to_all", false, [&] { all_to_all(view(all), view(other)); }},
+  };
+  for (const Collective& c : collectives) {
+    Counts n = count_calls(c.call);
+    std::printf(
+        "rank %d, %s (%s): per call %.3f allocations in the process, %.3f in this "
+        "thread, %.3f of them in the point-to-point engine\n",
+        rank, c.name, arena ? "arena" : "links", double(n.process) / kCalls,
+        double(n.thread) / kCalls, double(n.engine) / kCalls);
+    EXPECT_EQ(n.thread - n.engine, 0u) << "the collective layer allocated in " << c.name;
+    if (arena && c.in_arena) EXPECT_EQ(n.process, 0u) << "the process allocated in " << c.name;
+  }
+  destroy_process_group();
+}
+
 TEST(Allocations, RepeatedSmallAllReduceOnTwoRanks) {
   expect_all_succeeded(run_ranks(2, [](int rank) { expect_no_allocations(rank, 2); }));
 }
 
 TEST(Allocations, RepeatedSmallAllReduceOnThreeRanks) {
   expect_all_succeeded(run_ranks(3, [](int rank) { expect_no_allocations(rank, 3); }));
+}
+
+TEST(Allocations, OtherRepeatedSmallCollectivesOnThreeRanks) {
+  expect_all_succeeded(
+      run_ranks(3, [](int rank) { expect_no_allocations_in_other_collectives(rank, 3); }));
 }
 
 }  // namespace
