@@ -27,7 +27,7 @@ thread_local uint64_t thread_lower_layer_count = 0;
 void count() {
   allocation_count.fetch_add(1, std::memory_order_relaxed);
   ++thread_count;
-  if (weft::base::in_lower_layer != 0) ++thread_lower_layer_count;
+  if (weft::base::in_lower_layer()) ++thread_lower_layer_count;
 }
 
 bool is_power_of_two(std::size_t n) { return n != 0 && (n & (n - 1)) == 0; }
