@@ -1,7 +1,7 @@
 #include "collectives/algorithm_table.h"
 
+#include <array>
 #include <mutex>
-#include <unordered_map>
 
 #include "base/env.h"
 #include "base/log.h"
@@ -120,10 +120,11 @@ const Algorithm& table_choice(const CollectiveSpec& spec) {
   throw Error(ErrorCode::kInternal, "no algorithm for this collective");
 }
 
-// WEFT_ALGO, parsed once: collective -> algorithm.
-const std::unordered_map<int, const Algorithm*>& forced_algorithms() {
-  static const std::unordered_map<int, const Algorithm*> forced = [] {
-    std::unordered_map<int, const Algorithm*> result;
+// WEFT_ALGO, parsed once: the algorithm forced on each collective, null where none is.
+using ForcedAlgorithms = std::array<const Algorithm*, kNumCollectiveKinds>;
+const ForcedAlgorithms& forced_algorithms() {
+  static const ForcedAlgorithms forced = [] {
+    ForcedAlgorithms result{};
     auto value = base::env::get("WEFT_ALGO");
     if (!value) return result;
     std::string text = *value;
@@ -221,10 +222,9 @@ bool moves_nothing_anywhere(const CollectiveSpec& spec) {
 }
 
 const Algorithm& select_algorithm(const CollectiveSpec& spec) {
-  const auto& forced = forced_algorithms();
-  auto it = forced.find(static_cast<int>(spec.kind));
-  if (it != forced.end()) {
-    const Algorithm& wanted = *it->second;
+  const Algorithm* forced = forced_algorithms()[static_cast<int>(spec.kind)];
+  if (forced != nullptr) {
+    const Algorithm& wanted = *forced;
     const char* why = wanted.cannot_run ? wanted.cannot_run(spec) : nullptr;
     if (why == nullptr) return wanted;
     const Algorithm& fallback = table_choice(spec);

@@ -8,6 +8,7 @@
 
 #include "base/deadline.h"
 #include "base/failure.h"
+#include "base/lower_layer_scope.h"
 #include "collectives/reduce/reduce_kernels.h"
 #include "collectives/schedule_run.h"
 #include "p2p/engine.h"
@@ -49,10 +50,12 @@ void finish_average(const CollectiveSpec& spec, const Buffers& buffers) {
 
 namespace {
 
-struct InFlight {
-  OpId op;
-  std::shared_ptr<p2p::RequestState> request;
-};
+// Calls the engine, marked as such for allocation counting (base/lower_layer_scope.h).
+template <typename Call>
+decltype(auto) in_engine(Call&& call) {
+  base::LowerLayerScope scope;
+  return call();
+}
 
 // A receive completed: it must have brought exactly what the schedule expects.
 void check_arrival(const Op& op, const p2p::RequestState& r, const CollectiveSpec& spec) {
@@ -77,13 +80,21 @@ void check_arrival(const Op& op, const p2p::RequestState& r, const CollectiveSpe
 
 void execute(const Schedule& schedule, const CollectiveSpec& spec, const Buffers& buffers,
              p2p::Engine& engine, const std::shared_ptr<const p2p::GroupState>& space, int tag,
-             Timeout timeout) {
+             Timeout timeout, ExecutionState& state) {
   if (schedule.ops.empty()) return;
-  ScheduleRun run(schedule);
+  ScheduleRun& run = state.run;
+  run.reset(schedule);
   const uint64_t size = spec.element_bytes();
-  std::vector<InFlight> in_flight;
-  std::vector<p2p::RequestState*> waiting;
-  std::vector<OpId> ready, receives;
+  std::vector<ExecutionState::InFlight>& in_flight = state.in_flight;
+  std::vector<p2p::RequestState*>& waiting = state.waiting;
+  std::vector<OpId>& ready = state.ready;
+  std::vector<OpId>& receives = state.receives;
+  in_flight.clear();
+  // The engine's requests are released when the call ends, however it ends.
+  struct Release {
+    std::vector<ExecutionState::InFlight>& in_flight;
+    ~Release() { in_flight.clear(); }
+  } release{in_flight};
   std::optional<base::Deadline> deadline;
   try {
     while (true) {
@@ -105,17 +116,20 @@ void execute(const Schedule& schedule, const CollectiveSpec& spec, const Buffers
           continue;
         }
         Tensor tensor(buffers.address(op.a, size), op.a.count, spec.dtype);
-        if (engine.send_eagerly_now(*space, tensor, op.peer, tag)) {
+        if (in_engine([&] { return engine.send_eagerly_now(*space, tensor, op.peer, tag); })) {
           run.finished(ready[i]);
           run.take_ready(ready);
           continue;
         }
-        in_flight.push_back({ready[i], engine.isend(space, tensor, op.peer, tag, false)});
+        in_flight.push_back({ready[i], in_engine([&] {
+                               return engine.isend(space, tensor, op.peer, tag, false);
+                             })});
       }
       for (OpId id : receives) {
         const Op& op = schedule.ops[id];
         Tensor tensor(buffers.address(op.dst, size), op.dst.count, spec.dtype);
-        in_flight.push_back({id, engine.irecv(space, tensor, op.peer, tag, false)});
+        in_flight.push_back(
+            {id, in_engine([&] { return engine.irecv(space, tensor, op.peer, tag, false); })});
       }
       if (run.done()) return;
       if (in_flight.empty()) {
@@ -124,9 +138,9 @@ void execute(const Schedule& schedule, const CollectiveSpec& spec, const Buffers
                                               " operations unfinished");
       }
       waiting.clear();
-      for (const InFlight& f : in_flight) waiting.push_back(f.request.get());
+      for (const ExecutionState::InFlight& f : in_flight) waiting.push_back(f.request.get());
       if (!deadline) deadline = base::Deadline::after(timeout);
-      engine.wait_any(waiting, deadline->remaining());
+      in_engine([&] { engine.wait_any(waiting, deadline->remaining()); });
       for (size_t i = 0; i < in_flight.size();) {
         const p2p::RequestState& r = *in_flight[i].request;
         if (!r.done.load(std::memory_order_acquire)) {
@@ -151,7 +165,9 @@ void execute(const Schedule& schedule, const CollectiveSpec& spec, const Buffers
     const int reason = failure.code() == ErrorCode::kPeer      ? failure.peer()
                        : failure.code() == ErrorCode::kTimeout ? p2p::kWithdrawnAfterTimeout
                                                                : p2p::kWithdrawnAfterError;
-    for (InFlight& f : in_flight) engine.abandon(f.request, e.what(), reason);
+    for (ExecutionState::InFlight& f : in_flight) {
+      in_engine([&] { engine.abandon(f.request, e.what(), reason); });
+    }
     throw;
   }
 }

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "collectives/collective_spec.h"
+#include "collectives/execution_state.h"
 #include "collectives/schedule.h"
 #include "p2p/group_state.h"
 #include "weft/timeout.h"
@@ -39,9 +40,11 @@ void finish_average(const CollectiveSpec& spec, const Buffers& buffers);
 // with tag `tag`. Throws the first failure (PeerError, TimeoutError once `timeout` has
 // passed, DesyncError when a peer's message does not have the size or dtype this rank
 // expects); the operations still in flight are then abandoned, so that weft touches
-// none of the buffers after it has thrown.
+// none of the buffers after it has thrown. Its lists and the run of the schedule are
+// `state`'s, reused from call to call: a schedule that ran before runs without
+// allocating here (the engine's own requests aside).
 void execute(const Schedule& schedule, const CollectiveSpec& spec, const Buffers& buffers,
              p2p::Engine& engine, const std::shared_ptr<const p2p::GroupState>& space, int tag,
-             Timeout timeout);
+             Timeout timeout, ExecutionState& state);
 
 }  // namespace weft::collectives

@@ -64,6 +64,7 @@ inline void cpu_relax() {
 
 constexpr long kSleepSliceNs = 1'000'000;  // futex sleeps; liveness is checked after each
 constexpr unsigned kSpinsPerCheck = 1024;  // spins between checks of flags and the clock
+constexpr unsigned kSpinsPerYield = 32;    // oversubscribed: spins between yields
 
 }  // namespace
 
@@ -239,27 +240,34 @@ void SharedArena::wait_reduced(Call& call, int member, uint32_t round) {
 void SharedArena::wait_for(Call& call, int member, std::atomic<uint32_t>& word, uint32_t round,
                            const char* what) {
   Control& theirs = control(member);
+  // Oversubscribed, the member waited for may need this core: yield it after a short
+  // spin instead of a long one.
+  const unsigned spins = options_.oversubscribed ? kSpinsPerYield : kSpinsPerCheck;
   std::optional<std::chrono::steady_clock::time_point> spin_until;
   while (true) {
-    for (unsigned i = 0; i < kSpinsPerCheck; ++i) {
+    for (unsigned i = 0; i < spins; ++i) {
       if (reached(word.load(std::memory_order_acquire), round)) return;
-      if (options_.oversubscribed) {
-        sched_yield();
-      } else {
-        cpu_relax();
-      }
+      cpu_relax();
     }
+    // While spinning, only what costs no system call: the others' failure flags and the
+    // clock (read through the vDSO). The engine's links are polled once the spin is over.
+    auto now = std::chrono::steady_clock::now();
+    if (!spin_until) spin_until = now + options_.spin;
     try {
-      check_progress(call, member, round, what);
+      check_flags(call, now, round, member, what);
+      if (now < *spin_until) {
+        // Oversubscribed, after a bounded spin: giving the core to the member we wait for
+        // is the point, as sleeping is once the spin is over.
+        if (options_.oversubscribed) sched_yield();
+        continue;
+      }
+      check_links(call);
     } catch (const Error&) {
       // A member that published and then left the job (it had nothing more to do in this
       // collective) is not a failure of this wait.
       if (reached(word.load(std::memory_order_acquire), round)) return;
       throw;
     }
-    auto now = std::chrono::steady_clock::now();
-    if (!spin_until) spin_until = now + options_.spin;
-    if (now < *spin_until) continue;
     // Sleep until the member publishes (or 1 ms passes, to check liveness again).
     theirs.sleepers.fetch_add(1, std::memory_order_seq_cst);
     uint32_t seen = word.load(std::memory_order_seq_cst);
@@ -271,7 +279,8 @@ void SharedArena::wait_for(Call& call, int member, std::atomic<uint32_t>& word, 
   }
 }
 
-void SharedArena::check_progress(Call& call, int waiting_for, uint32_t round, const char* what) {
+void SharedArena::check_flags(Call& call, std::chrono::steady_clock::time_point now, uint32_t round,
+                              int waiting_for, const char* what) {
   // The others' flags first: a member that gave up recorded why (the rank whose death
   // it saw, say) before it went, and its own exit is then only a consequence.
   for (int m = 0; m < layout_.members; ++m) {
@@ -294,9 +303,8 @@ void SharedArena::check_progress(Call& call, int waiting_for, uint32_t round, co
     }
     throw Error(ErrorCode::kPeer, who + ": it failed");
   }
-  call.engine->throw_if_failed(world_ranks_);
   if (!call.deadline) call.deadline = base::Deadline::after(call.timeout);
-  if (call.deadline->expired()) {
+  if (now >= call.deadline->when()) {
     std::string missing;
     for (int m = 0; m < layout_.members; ++m) {
       if (m == member_) continue;
@@ -308,6 +316,12 @@ void SharedArena::check_progress(Call& call, int waiting_for, uint32_t round, co
                        " to " + what + " (shared-memory round " + std::to_string(round) + ")" +
                        (missing.empty() ? "" : "; not yet arrived: " + missing));
   }
+}
+
+void SharedArena::check_links(Call& call) {
+  // A dead member is a PeerError naming it; polling may read its socket (a system call),
+  // so it is done once per sleep, not while spinning.
+  call.engine->throw_if_failed(world_ranks_);
 }
 
 }  // namespace weft::collectives

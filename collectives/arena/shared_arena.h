@@ -18,7 +18,8 @@
 // of the counter (writers wake only when someone sleeps on it), and keep checking the
 // engine's links (a dead member is a PeerError naming it), the failure flags of the
 // others (a member that failed tells the rest why) and the deadline (TimeoutError naming
-// the members that did not arrive).
+// the members that did not arrive). The spin makes no system call: the engine's links,
+// which a check may have to read, are polled before each sleep.
 //
 // A member that fails a collective here marks itself failed for good: the arena's
 // rounds no longer line up, so later collectives of the group fail at once with the
@@ -159,8 +160,11 @@ class SharedArena {
   // for a timeout.
   void wait_for(Call& call, int member, std::atomic<uint32_t>& word, uint32_t round,
                 const char* what);
-  // Between spins: the others' failure flags, the engine's links, the deadline.
-  void check_progress(Call& call, int waiting_for, uint32_t round, const char* what);
+  // Between spins: the others' failure flags and the deadline (`now`), which need no
+  // system call; and once the spin is over, before each sleep, the engine's links.
+  void check_flags(Call& call, std::chrono::steady_clock::time_point now, uint32_t round,
+                   int waiting_for, const char* what);
+  void check_links(Call& call);
   void publish(std::atomic<uint32_t>& counter, uint32_t value, Control& mine);
 
   transport::shm::Segment segment_;

@@ -17,6 +17,8 @@ using collectives::Algorithm;
 using collectives::Buffers;
 using collectives::CollectiveKind;
 using collectives::CollectiveSpec;
+using collectives::ExecutionState;
+using collectives::ExecutionStateLease;
 using collectives::ScheduleCache;
 using collectives::ScratchPool;
 using collectives::SharedArena;
@@ -63,6 +65,32 @@ void run_in_arena(const Algorithm& algorithm, const CollectiveSpec& spec,
   finish_average(spec, buffers);
 }
 
+// The spec an empty call runs as: a barrier of the same group (see
+// moves_nothing_anywhere).
+CollectiveSpec barrier_of(const CollectiveSpec& spec) {
+  CollectiveSpec barrier;
+  barrier.kind = CollectiveKind::kBarrier;
+  barrier.size = spec.size;
+  barrier.rank = spec.rank;
+  barrier.shared_arena = spec.shared_arena;
+  return barrier;
+}
+
+// The call's algorithm and schedule, in `state`: those of the thread's previous call
+// when this one asks for the same (a repeated call takes no lock and searches no map),
+// else chosen and looked up in `schedules`.
+void plan(const CollectiveCall& call, ScheduleCache& schedules, ExecutionState& state) {
+  if (state.repeats(call.spec)) [[likely]]
+    return;
+  const bool empty = call.spec.size > 1 && moves_nothing_anywhere(call.spec);
+  const CollectiveSpec barrier = empty ? barrier_of(call.spec) : CollectiveSpec{};
+  const CollectiveSpec& spec = empty ? barrier : call.spec;
+  const Algorithm& algorithm = select_algorithm(spec);
+  std::shared_ptr<const collectives::Schedule> schedule;
+  if (algorithm.run_in_arena == nullptr) schedule = schedules.get(algorithm, spec);
+  state.remember(call.spec, algorithm, empty, std::move(schedule));
+}
+
 // Runs a host call on `engine`, its scratch from `scratch`: used by both forms, so it
 // takes what it needs explicitly rather than from the context (an asynchronous call
 // may run while destroy_process_group is taking the context down). `turn` is the
@@ -71,17 +99,13 @@ void run_in_arena(const Algorithm& algorithm, const CollectiveSpec& spec,
 void execute_host_call(const CollectiveCall& call, int tag, Timeout timeout, Engine& engine,
                        ScratchPool& scratch, ScheduleCache& schedules,
                        std::optional<SharedArena::Turn>* turn, const Algorithm*& algorithm) {
+  ExecutionStateLease state;
+  plan(call, schedules, *state);
+  algorithm = state->algorithm();
   // An empty call meets the other ranks as a barrier (see moves_nothing_anywhere).
-  CollectiveSpec barrier_spec;
-  const bool empty = call.spec.size > 1 && moves_nothing_anywhere(call.spec);
-  if (empty) {
-    barrier_spec.kind = CollectiveKind::kBarrier;
-    barrier_spec.size = call.spec.size;
-    barrier_spec.rank = call.spec.rank;
-    barrier_spec.shared_arena = call.spec.shared_arena;
-  }
-  const CollectiveSpec& spec = empty ? barrier_spec : call.spec;
-  algorithm = &select_algorithm(spec);
+  const bool empty = state->empty();
+  const CollectiveSpec barrier = empty ? barrier_of(call.spec) : CollectiveSpec{};
+  const CollectiveSpec& spec = empty ? barrier : call.spec;
   if (base::log::enabled(base::log::Level::kInfo)) [[unlikely]] {
     WEFT_LOG(INFO) << describe(call, nullptr) << ": algorithm " << algorithm->name
                    << (empty ? " (no elements anywhere: the ranks only meet)" : "");
@@ -91,11 +115,18 @@ void execute_host_call(const CollectiveCall& call, int tag, Timeout timeout, Eng
     return;
   }
   if (turn != nullptr && *turn) (*turn)->release();  // the arena is free for the next one
-  std::shared_ptr<const collectives::Schedule> schedule = schedules.get(*algorithm, spec);
-  ScratchPool::Lease lease = scratch.acquire(schedule->scratch_count * spec.element_bytes());
+  const collectives::Schedule& schedule = *state->schedule();
+  const uint64_t scratch_bytes = schedule.scratch_count * spec.element_bytes();
+  // Small scratch is the state's own; large scratch is leased from the context's pool.
+  std::byte* scratch_data = state->scratch(scratch_bytes);
+  ScratchPool::Lease lease;
+  if (scratch_data == nullptr && scratch_bytes > 0) {
+    lease = scratch.acquire(scratch_bytes);
+    scratch_data = lease.data();
+  }
   Buffers buffers{static_cast<std::byte*>(call.input.data()),
-                  static_cast<std::byte*>(call.output.data()), lease.data()};
-  execute(*schedule, spec, buffers, engine, call.group->collectives.space(), tag, timeout);
+                  static_cast<std::byte*>(call.output.data()), scratch_data};
+  execute(schedule, spec, buffers, engine, call.group->collectives.space(), tag, timeout, *state);
   finish_average(spec, buffers);
 }
 
@@ -184,7 +215,38 @@ void prepare_device(CollectiveCall& call) {
   }
 }
 
-void run_blocking(const CollectiveCall& call, Timeout timeout) {
+namespace {
+
+// Block vectors that blocking calls of this thread gave back, for its next calls.
+constexpr size_t kSpareBlockVectors = 4;
+thread_local std::vector<std::vector<collectives::Block>> spare_block_vectors;
+
+void give_back(std::vector<collectives::Block>& blocks) {
+  std::vector<std::vector<collectives::Block>>& spare = spare_block_vectors;
+  if (blocks.capacity() == 0 || spare.size() >= kSpareBlockVectors) return;
+  if (spare.capacity() < kSpareBlockVectors) spare.reserve(kSpareBlockVectors);
+  spare.push_back(std::move(blocks));
+}
+
+}  // namespace
+
+std::vector<collectives::Block> block_vector() {
+  std::vector<std::vector<collectives::Block>>& spare = spare_block_vectors;
+  if (spare.empty()) return {};
+  std::vector<collectives::Block> blocks = std::move(spare.back());
+  spare.pop_back();
+  blocks.clear();
+  return blocks;
+}
+
+void run_blocking(CollectiveCall&& call, Timeout timeout) {
+  struct GiveBack {
+    CollectiveCall& call;
+    ~GiveBack() {
+      give_back(call.spec.blocks);
+      give_back(call.spec.recv_blocks);
+    }
+  } give_back_blocks{call};
   Context& c = context(call.op);
   Timeout t = timeout.count() >= 0 ? timeout : call.group->timeout();
   if (has_device_tensor(call)) [[unlikely]] {

@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "collectives/collective_spec.h"
 #include "runtime/api/argument_checks.h"
@@ -29,11 +30,18 @@ struct CollectiveCall {
   std::shared_ptr<void> device_state;
 };
 
+// An empty vector for a spec's blocks, with the capacity of one that an earlier blocking
+// call of this thread gave back: a collective with blocks (all_gather, all_to_all, ...)
+// that repeats then allocates none.
+std::vector<collectives::Block> block_vector();
+
 // A call with the common fields filled in (kind, dtype, size, rank, segment).
 CollectiveCall make_call(const Checker& checker, const char* op, collectives::CollectiveKind kind,
                          DType dtype);
 
-void run_blocking(const CollectiveCall& call, Timeout timeout);
+// Runs the call in the caller's thread, then keeps its spec's block vectors for the
+// thread's next calls (block_vector()).
+void run_blocking(CollectiveCall&& call, Timeout timeout);
 Request run_async(CollectiveCall call);
 
 }  // namespace weft::runtime

@@ -16,7 +16,8 @@ using runtime::Checker;
 using runtime::CollectiveCall;
 
 std::vector<Block> uniform_blocks(uint64_t count, int n) {
-  std::vector<Block> blocks(n);
+  std::vector<Block> blocks = runtime::block_vector();
+  blocks.resize(n);
   for (int r = 0; r < n; ++r) blocks[r] = {r * count, count};
   return blocks;
 }
@@ -61,7 +62,8 @@ std::vector<Block> variable_blocks(const Checker& check, Counts counts, Counts d
                std::to_string(displs.size()) + " entries for a group of " +
                std::to_string(check.size()) + " (give one per rank, or none)");
   }
-  std::vector<Block> blocks(counts.size());
+  std::vector<Block> blocks = runtime::block_vector();
+  blocks.resize(counts.size());
   uint64_t at = 0;
   for (size_t r = 0; r < counts.size(); ++r) {
     blocks[r] = {displs.empty() ? at : displs[r], counts[r]};
@@ -194,7 +196,8 @@ std::vector<Block> rooted_blocks(const Checker& check, const Tensor& own, const 
     check.count(own, own_name, counts[check.rank()], "counts[rank]");
     return blocks;
   }
-  std::vector<Block> blocks(check.size());
+  std::vector<Block> blocks = runtime::block_vector();
+  blocks.resize(check.size());
   blocks[check.rank()] = {0, own.count()};
   return blocks;
 }
@@ -281,7 +284,8 @@ CollectiveCall make_all_to_all(const Tensor& input, const Tensor& output, const 
   CollectiveCall call =
       runtime::make_call(check, "all_to_all", CollectiveKind::kAllToAll, input.dtype());
   call.spec.blocks = uniform_blocks(input.count() / check.size(), check.size());
-  call.spec.recv_blocks = call.spec.blocks;
+  call.spec.recv_blocks = runtime::block_vector();
+  call.spec.recv_blocks.assign(call.spec.blocks.begin(), call.spec.blocks.end());
   call.spec.input_in_output = placement(check, input, "input", output, "output", 0);
   call.input = input;
   call.output = output;

@@ -32,11 +32,12 @@ TEST(WeftBench, PingpongWritesOneCorrectRowPerSize) {
       {}, std::chrono::seconds(120));
   ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
   EXPECT_NE(result.out.find("weft_us"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("allocs/rt"), std::string::npos) << result.out;
 
   ASSERT_TRUE(std::ifstream(json)) << "no " << json;
   std::string doc = read_file(json);
   std::regex row(
-      R"re(\{"bytes": (\d+), "weft_us": ([0-9.]+), "baseline_us": ([0-9.]+), "weft_gbps": ([0-9.]+), "baseline_gbps": ([0-9.]+), "wrong": (\d+)\})re");
+      R"re(\{"bytes": (\d+), "weft_us": ([0-9.]+), "baseline_us": ([0-9.]+), "weft_gbps": ([0-9.]+), "baseline_gbps": ([0-9.]+), "wrong": (\d+), "allocs_per_round_trip": ([0-9.]+), "window_allocs_per_message": ([0-9.]+)\})re");
   uint64_t expected_bytes = 1;
   int rows = 0;
   for (std::sregex_iterator it(doc.begin(), doc.end(), row), end; it != end; ++it, ++rows) {
@@ -70,9 +71,10 @@ TEST(WeftBench, CollectiveTablesHaveNoWrongResults) {
           {}, std::chrono::seconds(120));
       ASSERT_EQ(result.exit_code, 0) << collective << "\n" << result.out << result.err;
       EXPECT_NE(result.out.find("#wrong"), std::string::npos) << result.out;
+      EXPECT_NE(result.out.find("allocs/op"), std::string::npos) << result.out;
       std::string doc = read_file(json);
       std::regex row(
-          R"re(\{"bytes": (\d+), "count": (\d+), "type": "(\w+)", "redop": "(\w+)", "root": (-?\d+), "oop_us": ([0-9.]+), "ip_us": ([0-9.]+), "oop_algbw": [0-9.]+, "oop_busbw": [0-9.]+, "ip_algbw": [0-9.]+, "ip_busbw": [0-9.]+, "oop_wrong": (\d+), "ip_wrong": (\d+), "bound_us": [0-9.]+, "nccl_us": [0-9.]+\})re");
+          R"re(\{"bytes": (\d+), "count": (\d+), "type": "(\w+)", "redop": "(\w+)", "root": (-?\d+), "oop_us": ([0-9.]+), "ip_us": ([0-9.]+), "oop_algbw": [0-9.]+, "oop_busbw": [0-9.]+, "ip_algbw": [0-9.]+, "ip_busbw": [0-9.]+, "oop_wrong": (\d+), "ip_wrong": (\d+), "bound_us": [0-9.]+, "nccl_us": [0-9.]+, "allocs_per_op": [0-9.]+\})re");
       int rows = 0;
       for (std::sregex_iterator it(doc.begin(), doc.end(), row), end; it != end; ++it, ++rows) {
         EXPECT_EQ((*it)[8], "0") << collective << " " << (*it)[3] << " " << (*it)[4];

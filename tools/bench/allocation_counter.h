@@ -3,9 +3,10 @@
 // steady-state operation makes none.
 //
 // Linking the library replaces the global operator new (every form) and counts each
-// call, in every thread; malloc, calloc and realloc are counted too where glibc lets a
-// program interpose them (it does for dynamically linked programs). The count is one
-// relaxed atomic increment per allocation, so it costs nothing measurable beside the
+// call, in every thread; malloc, calloc, realloc and the aligned forms (aligned_alloc,
+// posix_memalign, memalign) are counted too where glibc lets a program interpose them (it
+// does for dynamically linked programs). The count is one relaxed atomic increment per
+// allocation, and two thread-local ones, so it costs nothing measurable beside the
 // allocation itself.
 #pragma once
 
@@ -15,6 +16,12 @@ namespace weft::bench {
 
 // Allocations made by this process so far.
 uint64_t allocations();
+
+// Allocations made by the calling thread so far, and those of them it made inside a call
+// to a lower layer (base/lower_layer_scope.h: the collectives' calls into the
+// point-to-point engine). The difference is the calling layer's own.
+uint64_t thread_allocations();
+uint64_t thread_allocations_in_lower_layer();
 
 // Allocations made while `body` runs, divided by `operations`; body is run once.
 template <typename Body>

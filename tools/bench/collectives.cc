@@ -11,6 +11,7 @@
 
 #include "collectives/reduce/reduce_kernels.h"
 #include "cuda/device_runtime.h"
+#include "tools/bench/allocation_counter.h"
 #include "tools/bench/device_buffers.h"
 #include "tools/bench/nccl_baseline.h"
 #include "tools/bench/typed_values.h"
@@ -215,19 +216,27 @@ uint64_t checked_call(const Call& call, const Operands& operands, bool in_place)
   return wrong;
 }
 
-// Microseconds per call, the slowest rank's.
-double time_calls(const Call& call, const Operands& operands, bool in_place, int warmup,
+struct Timing {
+  double us;      // per call
+  double allocs;  // heap allocations per call
+};
+
+// Microseconds and allocations per call over the timed calls, the slowest and the most
+// allocating rank's.
+Timing time_calls(const Call& call, const Operands& operands, bool in_place, int warmup,
                   int iterations) {
   for (int i = 0; i < warmup; ++i) call(operands, in_place);
   barrier();
+  const uint64_t allocations_before = allocations();
   auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < iterations; ++i) call(operands, in_place);
   double us =
       std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() /
       iterations;
-  std::vector<double> slowest{us};
-  all_reduce(view(slowest), ReduceOp::kMax);
-  return slowest[0];
+  const double allocs = double(allocations() - allocations_before) / iterations;
+  std::vector<double> worst{us, allocs};
+  all_reduce(view(worst), ReduceOp::kMax);
+  return {worst[0], worst[1]};
 }
 
 }  // namespace
@@ -283,9 +292,12 @@ std::vector<CollectiveRow> run_collective_benchmark(const CollectiveOptions& opt
         std::printf("# NCCL not compared: %s\n", no_nccl.c_str());
       }
     }
-    std::printf("%12s %12s %9s %6s %5s  %10s %8s %8s %6s  %10s %8s %8s %6s%s%s\n", "size", "count",
-                "type", "redop", "root", "oop us", "algbw", "busbw", "#wrong", "ip us", "algbw",
-                "busbw", "#wrong", bounded ? "   bound us  x bound" : "",
+    std::printf(
+        "# allocs/op: heap allocations per call over the timed calls, the larger of "
+        "out-of-place and in-place, on the rank that made the most\n");
+    std::printf("%12s %12s %9s %6s %5s  %10s %8s %8s %6s  %10s %8s %8s %6s %9s%s%s\n", "size",
+                "count", "type", "redop", "root", "oop us", "algbw", "busbw", "#wrong", "ip us",
+                "algbw", "busbw", "#wrong", "allocs/op", bounded ? "   bound us  x bound" : "",
                 nccl ? "    nccl us weft/nccl" : "");
   }
   for (DType d : options.dtypes) {
@@ -320,9 +332,13 @@ std::vector<CollectiveRow> run_collective_benchmark(const CollectiveOptions& opt
                           0,
                           0,
                           0,
+                          0,
                           0};
         for (bool in_place : {false, true}) {
-          double us = time_calls(call, operands, in_place, options.warmup, options.iterations);
+          const Timing timing =
+              time_calls(call, operands, in_place, options.warmup, options.iterations);
+          const double us = timing.us;
+          row.allocs_per_op = std::max(row.allocs_per_op, timing.allocs);
           uint64_t wrong = options.check ? checked_call(call, operands, in_place) : 0;
           std::vector<uint64_t> all_wrong{wrong};
           all_reduce(view(all_wrong));
@@ -352,12 +368,13 @@ std::vector<CollectiveRow> run_collective_benchmark(const CollectiveOptions& opt
             std::snprintf(bound + at, sizeof bound - at, " %10s %8s", "-", "-");
           }
           std::printf(
-              "%12llu %12llu %9s %6s %5d  %10.2f %8.3f %8.3f %6llu  %10.2f %8.3f %8.3f %6llu%s\n",
+              "%12llu %12llu %9s %6s %5d  %10.2f %8.3f %8.3f %6llu  %10.2f %8.3f %8.3f %6llu "
+              "%9.2f%s\n",
               static_cast<unsigned long long>(row.bytes),
               static_cast<unsigned long long>(row.count), dtype_name(d), row.redop, row.root,
               row.oop_us, row.oop_algbw, row.oop_busbw,
               static_cast<unsigned long long>(row.oop_wrong), row.ip_us, row.ip_algbw, row.ip_busbw,
-              static_cast<unsigned long long>(row.ip_wrong), bound);
+              static_cast<unsigned long long>(row.ip_wrong), row.allocs_per_op, bound);
           std::fflush(stdout);
         }
         rows.push_back(row);
@@ -376,17 +393,18 @@ void write_collective_json(const std::string& path, const CollectiveOptions& opt
   for (size_t i = 0; i < rows.size(); ++i) {
     const CollectiveRow& r = rows[i];
     char line[768];
-    std::snprintf(
-        line, sizeof line,
-        "    {\"bytes\": %llu, \"count\": %llu, \"type\": \"%s\", \"redop\": \"%s\", "
-        "\"root\": %d, \"oop_us\": %.3f, \"ip_us\": %.3f, \"oop_algbw\": %.4f, "
-        "\"oop_busbw\": %.4f, \"ip_algbw\": %.4f, \"ip_busbw\": %.4f, "
-        "\"oop_wrong\": %llu, \"ip_wrong\": %llu, \"bound_us\": %.3f, \"nccl_us\": %.3f}%s\n",
-        static_cast<unsigned long long>(r.bytes), static_cast<unsigned long long>(r.count),
-        dtype_name(r.dtype), r.redop, r.root, r.oop_us, r.ip_us, r.oop_algbw, r.oop_busbw,
-        r.ip_algbw, r.ip_busbw, static_cast<unsigned long long>(r.oop_wrong),
-        static_cast<unsigned long long>(r.ip_wrong), r.bound_us, r.nccl_us,
-        i + 1 < rows.size() ? "," : "");
+    std::snprintf(line, sizeof line,
+                  "    {\"bytes\": %llu, \"count\": %llu, \"type\": \"%s\", \"redop\": \"%s\", "
+                  "\"root\": %d, \"oop_us\": %.3f, \"ip_us\": %.3f, \"oop_algbw\": %.4f, "
+                  "\"oop_busbw\": %.4f, \"ip_algbw\": %.4f, \"ip_busbw\": %.4f, "
+                  "\"oop_wrong\": %llu, \"ip_wrong\": %llu, \"bound_us\": %.3f, \"nccl_us\": %.3f, "
+                  "\"allocs_per_op\": %.3f}%s\n",
+                  static_cast<unsigned long long>(r.bytes),
+                  static_cast<unsigned long long>(r.count), dtype_name(r.dtype), r.redop, r.root,
+                  r.oop_us, r.ip_us, r.oop_algbw, r.oop_busbw, r.ip_algbw, r.ip_busbw,
+                  static_cast<unsigned long long>(r.oop_wrong),
+                  static_cast<unsigned long long>(r.ip_wrong), r.bound_us, r.nccl_us,
+                  r.allocs_per_op, i + 1 < rows.size() ? "," : "");
     out << line;
   }
   out << "  ]\n}\n";

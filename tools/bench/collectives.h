@@ -9,6 +9,8 @@
 // busbw = algbw x factor, where algbw = size / time and the factor makes the figure
 // comparable with the link bandwidth: 2(n-1)/n for all_reduce; (n-1)/n for all_gather,
 // reduce_scatter, all_to_all, gather and scatter; 1 for broadcast and reduce.
+// allocs/op: heap allocations per call over the timed calls, so that a collective that
+// allocates in its steady state shows.
 #pragma once
 
 #include <cstdint>
@@ -45,6 +47,9 @@ struct CollectiveRow {
   double bound_us;
   // --compare nccl: NCCL's out-of-place time in the same run; 0 where not measured.
   double nccl_us;
+  // Heap allocations per call over the timed calls (tools/bench/allocation_counter.h):
+  // the larger of out-of-place and in-place, on the rank that made the most.
+  double allocs_per_op;
 };
 
 // True if `name` is a collective weft-bench can time.

@@ -7,6 +7,10 @@
 //                                      [-w WARMUP] [-c 0|1] [-o OP|all] [-d TYPE|all]
 //                                      [-d cuda|cpu] [--compare nccl] [-r ROOT]
 //                                      [--json FILE]
+//
+// Both print weft's heap allocations per operation beside its times (allocs/rt and
+// allocs/msg for pingpong, allocs/op for the collectives), counted by
+// allocation_counter.h over the timed calls.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -65,9 +69,11 @@ void write_json(const std::string& path, const std::vector<weft::bench::PingPong
     char line[512];
     std::snprintf(line, sizeof line,
                   "    {\"bytes\": %llu, \"weft_us\": %.3f, \"baseline_us\": %.3f, "
-                  "\"weft_gbps\": %.4f, \"baseline_gbps\": %.4f, \"wrong\": %llu}%s\n",
+                  "\"weft_gbps\": %.4f, \"baseline_gbps\": %.4f, \"wrong\": %llu, "
+                  "\"allocs_per_round_trip\": %.3f, \"window_allocs_per_message\": %.3f}%s\n",
                   static_cast<unsigned long long>(r.bytes), r.weft_us, r.baseline_us, r.weft_gbps,
                   r.baseline_gbps, static_cast<unsigned long long>(r.wrong),
+                  r.allocs_per_round_trip, r.window_allocs_per_message,
                   i + 1 < rows.size() ? "," : "");
     out << line;
   }

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "tools/bench/allocation_counter.h"
 #include "tools/bench/raw_socket.h"
 #include "weft/weft.h"
 
@@ -40,22 +41,32 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+struct Alternation {
+  double a_seconds, b_seconds;  // the median batch of each
+  uint64_t a_allocations;       // heap allocations of all of a's timed batches
+};
+
 // Runs `batch_a` and `batch_b` alternately `batches` times each (after one warm-up of
-// each) and returns the median seconds of each.
+// each) and returns the median seconds of each, and what a's timed batches allocated.
 template <typename A, typename B>
-std::pair<double, double> alternate(int batches, A batch_a, B batch_b) {
+Alternation alternate(int batches, A batch_a, B batch_b) {
   batch_a();
   batch_b();
   std::vector<double> a, b;
+  a.reserve(batches);
+  b.reserve(batches);
+  uint64_t a_allocations = 0;
   for (int i = 0; i < batches; ++i) {
+    const uint64_t allocations_before = allocations();
     auto start = Clock::now();
     batch_a();
     a.push_back(seconds_since(start));
+    a_allocations += allocations() - allocations_before;
     start = Clock::now();
     batch_b();
     b.push_back(seconds_since(start));
   }
-  return {median(a), median(b)};
+  return {median(a), median(b), a_allocations};
 }
 
 // `count` ping-pong exchanges of one rank with `send` and `recv` of the whole buffer.
@@ -88,8 +99,11 @@ std::vector<PingPongRow> run_pingpong(const PingPongOptions& options) {
   std::vector<PingPongRow> rows;
   if (rank == 0) {
     std::printf("# weft-bench pingpong: 2 ranks, weft vs. a raw TCP socket in the same run\n");
-    std::printf("# %12s %10s %10s %7s %10s %10s %7s %6s\n", "bytes", "weft_us", "raw_us", "ratio",
-                "weft_GB/s", "raw_GB/s", "ratio", "wrong");
+    std::printf(
+        "# allocs/rt: weft's heap allocations per round trip; allocs/msg: per message of the "
+        "streaming window (its acknowledgement included); the larger of the two ranks'\n");
+    std::printf("# %12s %10s %10s %7s %10s %10s %7s %6s %9s %10s\n", "bytes", "weft_us", "raw_us",
+                "ratio", "weft_GB/s", "raw_GB/s", "ratio", "wrong", "allocs/rt", "allocs/msg");
     std::fflush(stdout);
   }
   for (uint64_t bytes = options.min_bytes; bytes <= options.max_bytes; bytes *= 2) {
@@ -98,10 +112,10 @@ std::vector<PingPongRow> run_pingpong(const PingPongOptions& options) {
     const int rounds = std::clamp(iters / window, 5, 31);
     weft::Tensor out_t(out.data(), bytes, DType::kUInt8), in_t(in.data(), bytes, DType::kUInt8);
     weft::Tensor ack_t(ack.data(), 1, DType::kUInt8);
-    PingPongRow row{bytes, 0, 0, 0, 0, 0};
+    PingPongRow row{bytes, 0, 0, 0, 0, 0, 0, 0};
 
     const int per_batch = std::max(1, iters / kBatches);
-    auto [weft_s, raw_s] = alternate(
+    auto [weft_s, raw_s, weft_allocations] = alternate(
         kBatches,
         pingpong(
             rank, per_batch, [&] { weft::send(out_t, peer); }, [&] { weft::recv(in_t, peer); }),
@@ -110,6 +124,7 @@ std::vector<PingPongRow> run_pingpong(const PingPongOptions& options) {
             [&] { raw.recv(in.data(), bytes); }));
     row.weft_us = weft_s * 1e6 / (2.0 * per_batch);
     row.baseline_us = raw_s * 1e6 / (2.0 * per_batch);
+    row.allocs_per_round_trip = double(weft_allocations) / (double(kBatches) * per_batch);
     // The timed batches end with the raw socket's; one more weft exchange, untimed, into a
     // cleared buffer makes `wrong` a check of weft's data.
     std::fill(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(bytes), uint8_t{0});
@@ -138,20 +153,30 @@ std::vector<PingPongRow> run_pingpong(const PingPongOptions& options) {
       if (rank == 0) raw.recv(ack.data(), 1);
       if (rank == 1) raw.send(ack.data(), 1);
     };
-    auto [weft_window_s, raw_window_s] = alternate(rounds, weft_stream, raw_stream);
+    auto [weft_window_s, raw_window_s, window_allocations] =
+        alternate(rounds, weft_stream, raw_stream);
+    row.window_allocs_per_message = double(window_allocations) / (double(rounds) * window);
     row.weft_gbps = static_cast<double>(bytes) * window / weft_window_s / 1e9;
     row.baseline_gbps = static_cast<double>(bytes) * window / raw_window_s / 1e9;
 
-    // Rank 1 counted wrong bytes; rank 0 prints.
+    // Rank 1 counted wrong bytes, and both their allocations; rank 0 prints.
     uint64_t wrong = row.wrong;
-    if (rank == 1) weft::send(weft::view(std::span(&wrong, 1)), 0, 3);
+    double allocs[2] = {row.allocs_per_round_trip, row.window_allocs_per_message};
+    if (rank == 1) {
+      weft::send(weft::view(std::span(&wrong, 1)), 0, 3);
+      weft::send(weft::view(std::span(allocs)), 0, 5);
+    }
     if (rank == 0) {
       weft::recv(weft::view(std::span(&wrong, 1)), 1, 3);
+      weft::recv(weft::view(std::span(allocs)), 1, 5);
       row.wrong = wrong;
-      std::printf("  %12llu %10.2f %10.2f %7.2f %10.3f %10.3f %7.2f %6llu\n",
+      row.allocs_per_round_trip = std::max(row.allocs_per_round_trip, allocs[0]);
+      row.window_allocs_per_message = std::max(row.window_allocs_per_message, allocs[1]);
+      std::printf("  %12llu %10.2f %10.2f %7.2f %10.3f %10.3f %7.2f %6llu %9.2f %10.2f\n",
                   static_cast<unsigned long long>(bytes), row.weft_us, row.baseline_us,
                   row.weft_us / row.baseline_us, row.weft_gbps, row.baseline_gbps,
-                  row.weft_gbps / row.baseline_gbps, static_cast<unsigned long long>(row.wrong));
+                  row.weft_gbps / row.baseline_gbps, static_cast<unsigned long long>(row.wrong),
+                  row.allocs_per_round_trip, row.window_allocs_per_message);
       std::fflush(stdout);
     }
     rows.push_back(row);
