@@ -272,6 +272,9 @@ bool ShmLink::claim_slot(uint64_t slot) {
   CmaSlot& c = in_.control->slots[slot];
   uint32_t expected = kSlotPosted;
   if (c.state.compare_exchange_strong(expected, kSlotReading, std::memory_order_acq_rel)) {
+    // A long copy follows: what the consumer sent from this batch so far (a
+    // clear-to-send, say) must not wait for it.
+    if (unpublished_ || held_stamp_ != 0) publish_now();
     return true;
   }
   c.state.store(kSlotFree, std::memory_order_release);  // withdrawn: free it

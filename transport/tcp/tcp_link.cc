@@ -105,13 +105,7 @@ bool TcpLink::abandon(void* cookie) {
 }
 
 void TcpLink::progress() {
-  if (!failed()) {
-    // What the handler sends back while it handles the frames read now leaves in one
-    // writev, after them.
-    begin_burst();
-    read();
-    --burst_depth_;
-  }
+  if (!failed()) read();
   socket_full_ = false;  // the one place that tries a full socket again
   if (!failed()) flush();
   report_failure(handler_);
@@ -225,6 +219,10 @@ void TcpLink::read() {
 }
 
 bool TcpLink::consume_staging() {
+  // What the handler sends back while it handles the frames of one read leaves in one
+  // writev, after them; never later than that, so a clear-to-send does not wait for the
+  // next reads of a long stream.
+  begin_burst();
   while (staging_begin_ < staging_end_ && !failed()) {
     size_t avail = staging_end_ - staging_begin_;
     const std::byte* p = staging_.data() + staging_begin_;
@@ -237,7 +235,7 @@ bool TcpLink::consume_staging() {
       in_header_bytes_ = 0;
       if (in_header_.magic != transport::kFrameMagic) {
         fail("corrupt frame header (bad magic): the byte stream is out of step");
-        return false;
+        break;
       }
       handler_.on_frame(peer_, in_header_);
       if (in_header_.payload_bytes == 0) {
@@ -258,6 +256,7 @@ bool TcpLink::consume_staging() {
       handler_.on_payload_done(peer_, in_header_);
     }
   }
+  end_burst();
   return !failed();
 }
 

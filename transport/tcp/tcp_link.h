@@ -1,8 +1,8 @@
 // TcpLink: a Link over one connected TCP socket. Frames are written with writev,
 // gathering queued frames into one system call; control frames overtake the pieces of
 // large streams. A frame sent while nothing is queued is written at once; one sent
-// while the socket is full, or inside a burst (Link::begin_burst, and each batch of
-// frames the link delivers), waits in the queue and leaves with the others in one
+// while the socket is full, or inside a burst (Link::begin_burst, and the frames of
+// each read the link delivers), waits in the queue and leaves with the others in one
 // writev, once the socket takes data again or the burst ends. Incoming bytes are read into a 16 KiB
 // staging buffer and copied out, except large payloads, which are read straight into their target.
 #pragma once

@@ -5,6 +5,7 @@
 // ring that fills in the middle of a burst publishes what it holds rather than waiting.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -86,6 +87,51 @@ TEST(ShmBurst, AnswersSentWhileABatchIsHandledLeaveInOnePublish) {
     EXPECT_EQ(pair.handler0.frames[i].header.tag, 100 + i);
     EXPECT_EQ(pair.handler0.frames[i].payload, std::string("answer!", 8));
   }
+}
+
+// Answers the first frame of a batch; at the second, a single-copy message (a long read
+// inside the batch), looks whether that answer is visible to the peer already.
+struct AnswerThenLook {
+  ShmLink* link = nullptr;
+  RingView back;  // the ring `link` writes into
+  bool answer_visible_during_copy = false;
+  std::string streamed = std::string(6000, '\0');
+  void on_frame(int, const FrameHeader& h) {
+    if (h.recv_id) answer_visible_during_copy = stamp_of(back, 0) != 0;
+  }
+  std::byte* payload_target(int, const FrameHeader& h, uint64_t offset) {
+    return h.recv_id ? reinterpret_cast<std::byte*>(streamed.data()) + offset : nullptr;
+  }
+  void on_payload_done(int, const FrameHeader& h) {
+    if (!h.recv_id) link->send(frame(0, 100), nullptr, nullptr);
+  }
+  static uint64_t stamp_of(RingView ring, uint64_t position) {
+    return std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(ring.records + position)).load();
+  }
+};
+
+TEST(ShmBurst, AnAnswerDoesNotWaitForASingleCopyReadLaterInTheBatch) {
+  ShmLinkOptions options;
+  options.single_copy = true;
+  options.single_copy_min_bytes = 1;
+  Pair pair(options);
+  AnswerThenLook consumer;
+  consumer.link = pair.link1.get();
+  consumer.back = testing::ring_of(pair.inbox0, 1);
+  std::string small = pattern(10, 1), large = pattern(5000, 2);
+  FrameHeader stream = frame(0, 2);
+  stream.recv_id = 1;
+  int cookie = 0;
+  pair.link0->begin_burst();
+  pair.link0->send(frame(small.size(), 1), small.data(), nullptr);
+  pair.link0->send_stream(stream, large.data(), large.size(), &cookie);
+  pair.link0->end_burst();
+  pair.link1->progress(consumer);
+  EXPECT_TRUE(consumer.answer_visible_during_copy);
+  EXPECT_EQ(consumer.streamed.substr(0, large.size()), large);
+  pair.link0->progress();
+  ASSERT_EQ(pair.handler0.frames.size(), 1u);
+  EXPECT_EQ(pair.handler0.frames[0].header.tag, 100);
 }
 
 TEST(ShmBurst, ARingThatFillsInABurstPublishesWhatItHolds) {
