@@ -50,6 +50,7 @@ void Engine::add_link(std::unique_ptr<transport::Link> link) {
   if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, link->poll_fd(), &ev) != 0) {
     throw Error(ErrorCode::kInternal, std::string("epoll_ctl: ") + std::strerror(errno));
   }
+  p.shm = dynamic_cast<transport::shm::ShmLink*>(link.get());
   if (link->busy_polled()) {
     busy_links_.push_back(&p);
   } else {

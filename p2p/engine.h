@@ -33,6 +33,7 @@
 #include "p2p/protocol.h"
 #include "p2p/request_state.h"
 #include "transport/link.h"
+#include "transport/shm/shm_link.h"
 #include "weft/p2p.h"
 
 struct epoll_event;
@@ -152,6 +153,9 @@ class Engine final : public transport::LinkHandler {
   };
   struct Peer {
     std::unique_ptr<transport::Link> link;
+    // `link` itself when it is shared memory: polled on every pass, it hands its frames
+    // to the engine by direct calls rather than through LinkHandler.
+    transport::shm::ShmLink* shm = nullptr;
     PeerInfo info;
     uint64_t eager_credit = 0;  // eager bytes we may still send it
     uint64_t credit_owed = 0;   // eager bytes of its we consumed and not yet reported

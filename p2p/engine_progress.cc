@@ -33,7 +33,12 @@ using p2p::RequestState;
 
 void Engine::poll_busy_links() {
   for (Peer* p : busy_links_) {
-    if (!p->failure) p->link->progress();
+    if (p->failure) continue;
+    if (p->shm) {
+      p->shm->progress(*this);
+    } else {
+      p->link->progress();
+    }
   }
 }
 

@@ -67,6 +67,14 @@ class Link {
   // Reads and writes without blocking. Dispatches handler upcalls.
   virtual void progress() = 0;
 
+  // A burst: frames sent between begin_burst() and end_burst() may be held back and go
+  // out together at end_burst() (one writev, one shared-memory publish), in order and
+  // with send()'s guarantees unchanged. Outside a burst every send goes out at once.
+  // Bursts nest; a link holds one itself around each batch of frames it delivers, so
+  // what the handler sends back while it handles them leaves together.
+  virtual void begin_burst() {}
+  virtual void end_burst() {}
+
   // A link whose incoming data raises no readiness event (shared memory) is busy-polled:
   // the engine calls progress() on every pass, and its descriptor only becomes readable
   // when the peer rings its doorbell or goes away.

@@ -20,20 +20,8 @@ namespace {
 
 using transport::FrameHeader;
 
-// Marks a ring record that describes a single-copy payload instead of carrying it; the
-// magic field belongs to the transport, and the handler never sees this value.
-constexpr uint16_t kSingleCopyMagic = 0x5743;  // "WC"
-// Payload of one process_vm_readv; the target is asked for again between pieces.
-constexpr uint64_t kSingleCopyPiece = 64ull << 20;
 // How long abandon() waits for a peer that is reading a withdrawn message right now.
 constexpr auto kWithdrawWait = std::chrono::seconds(30);
-
-uint64_t padded(uint64_t bytes) { return (bytes + kLine - 1) & ~(kLine - 1); }
-
-// A single-copy record is its header alone: the payload stays in the sender's memory.
-uint64_t record_bytes(const FrameHeader& h) {
-  return h.magic == kSingleCopyMagic ? kLine : sizeof(FrameHeader) + padded(h.payload_bytes);
-}
 
 bool process_alive(pid_t pid) { return kill(pid, 0) == 0 || errno == EPERM; }
 
@@ -70,6 +58,8 @@ std::string ShmLink::describe() const {
 
 bool ShmLink::reserve(uint64_t bytes) {
   if (out_.capacity - (out_head_ - out_tail_seen_) >= bytes) return true;
+  // Records a burst holds back take space the peer cannot free before it sees them.
+  if (unpublished_ || held_stamp_ != 0) publish_now();
   out_tail_seen_ = out_.control->tail.load(std::memory_order_acquire);
   return out_.capacity - (out_head_ - out_tail_seen_) >= bytes;
 }
@@ -108,8 +98,15 @@ void ShmLink::commit(const FrameHeader& header, uint64_t bytes) {
               sizeof header - sizeof(uint64_t));
   uint64_t stamp;
   std::memcpy(&stamp, &header, sizeof stamp);  // magic is non-zero, so the stamp is too
-  std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(at))
-      .store(stamp, std::memory_order_release);
+  if (burst_depth_ > 0 && held_stamp_ == 0) {
+    // The burst's first record: while its first word stays zero the peer reads none of
+    // the records behind it, so stamping it last publishes them all at once.
+    held_stamp_ = stamp;
+    held_position_ = out_head_;
+  } else {
+    std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(at))
+        .store(stamp, std::memory_order_release);
+  }
   out_head_ += bytes;
 }
 
@@ -135,6 +132,26 @@ bool ShmLink::push_single_copy(const transport::SendQueue::Stream& s) {
 }
 
 void ShmLink::publish() {
+  if (burst_depth_ > 0) {
+    unpublished_ = true;
+    return;
+  }
+  publish_now();
+}
+
+void ShmLink::end_burst() {
+  if (--burst_depth_ > 0) return;
+  if (unpublished_ || held_stamp_ != 0) publish_now();
+}
+
+void ShmLink::publish_now() {
+  unpublished_ = false;
+  if (held_stamp_ != 0) {
+    std::byte* at = out_.records + (held_position_ & (out_.capacity - 1));
+    std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(at))
+        .store(held_stamp_, std::memory_order_release);
+    held_stamp_ = 0;
+  }
   // Orders the records' stamps before the read of the peer's sleep flag, against
   // prepare_to_sleep's flag-then-stamp on the other side: one of the two sees the other.
   std::atomic_thread_fence(std::memory_order_seq_cst);
@@ -166,6 +183,7 @@ void ShmLink::send_stream(const FrameHeader& header, const void* data, uint64_t 
 void ShmLink::flush() {
   if (in_flush_ || failed()) return;
   in_flush_ = true;
+  begin_burst();  // whatever the ring takes now becomes visible at once
   std::vector<void*> sent;
   bool pushed = false;
   auto& control = queue_.control();
@@ -196,6 +214,7 @@ void ShmLink::flush() {
     }
   }
   if (pushed) publish();
+  end_burst();
   in_flush_ = false;
   for (void* cookie : sent) handler_.on_sent(peer_, cookie);
 }
@@ -240,32 +259,8 @@ bool ShmLink::abandon(void* cookie) {
 // ---------------------------------------------------------------------------------------
 // Consumer side
 
-uint64_t ShmLink::stamp_at_tail() const {
-  auto* word = reinterpret_cast<uint64_t*>(in_.records + (in_tail_ & (in_.capacity - 1)));
-  return std::atomic_ref<uint64_t>(*word).load(std::memory_order_acquire);
-}
-
-void ShmLink::consume() {
-  if (in_consume_ || stamp_at_tail() == 0) return;
-  in_consume_ = true;
-  // At most one ring's worth per call, so that the tail is published and the producer
-  // can go on.
-  const uint64_t stop = in_tail_ + in_.capacity;
-  while (!failed() && in_tail_ < stop && stamp_at_tail() != 0) {
-    FrameHeader h;
-    std::memcpy(&h, in_.records + (in_tail_ & (in_.capacity - 1)), sizeof h);
-    if (h.magic == transport::kFrameMagic) {
-      deliver_copied(h, in_tail_ + sizeof h);
-    } else if (h.magic == kSingleCopyMagic && h.offset < kCmaSlots) {
-      deliver_single_copy(h);
-    } else {
-      fail("corrupt record in the shared-memory ring (bad magic or slot)");
-      break;
-    }
-    in_tail_ += record_bytes(h);
-  }
-  in_consume_ = false;
-  // As in publish(): the new tail before the read of the producer's waiting flag.
+void ShmLink::release_consumed() {
+  // As in publish_now(): the new tail before the read of the producer's waiting flag.
   in_.control->tail.exchange(in_tail_, std::memory_order_seq_cst);
   if (in_.control->producer_waiting.load(std::memory_order_seq_cst) &&
       in_.control->producer_waiting.exchange(0, std::memory_order_seq_cst)) {
@@ -273,59 +268,38 @@ void ShmLink::consume() {
   }
 }
 
-void ShmLink::deliver_copied(const FrameHeader& h, uint64_t position) {
-  handler_.on_frame(peer_, h);
-  uint64_t offset = 0;
-  while (offset < h.payload_bytes) {
-    uint64_t at = (position + offset) & (in_.capacity - 1);
-    uint64_t take = std::min(h.payload_bytes - offset, in_.capacity - at);
-    std::byte* target = handler_.payload_target(peer_, h, offset);
-    if (target != nullptr) std::memcpy(target, in_.records + at, take);
-    offset += take;
+bool ShmLink::claim_slot(uint64_t slot) {
+  CmaSlot& c = in_.control->slots[slot];
+  uint32_t expected = kSlotPosted;
+  if (c.state.compare_exchange_strong(expected, kSlotReading, std::memory_order_acq_rel)) {
+    // A long copy follows: what the consumer sent from this batch so far (a
+    // clear-to-send, say) must not wait for it.
+    if (unpublished_ || held_stamp_ != 0) publish_now();
+    return true;
   }
-  handler_.on_payload_done(peer_, h);
+  c.state.store(kSlotFree, std::memory_order_release);  // withdrawn: free it
+  return false;
 }
 
-void ShmLink::deliver_single_copy(const FrameHeader& record) {
-  CmaSlot& c = in_.control->slots[record.offset];
-  uint32_t expected = kSlotPosted;
-  if (!c.state.compare_exchange_strong(expected, kSlotReading, std::memory_order_acq_rel)) {
-    // Withdrawn by the sender: the message is skipped, as a dropped stream remainder
-    // is, and the sender's kCancel follows.
-    c.state.store(kSlotFree, std::memory_order_release);
-    return;
-  }
-  FrameHeader h = record;
-  h.magic = transport::kFrameMagic;
-  h.offset = 0;
-  handler_.on_frame(peer_, h);
-  for (uint64_t offset = 0; offset < h.payload_bytes;) {
-    uint64_t take = std::min(kSingleCopyPiece, h.payload_bytes - offset);
-    std::byte* target = handler_.payload_target(peer_, h, offset);
-    if (target != nullptr) {
-      base::Failure error = cma_read(options_.peer_pid, target, c.address + offset, take);
-      if (error) {
-        c.state.store(kSlotDone, std::memory_order_release);
-        fail("cannot read the message from its memory (process_vm_readv: " + error.why() + ")");
-        return;
-      }
-    }
-    offset += take;
-  }
+bool ShmLink::read_slot(uint64_t slot, std::byte* target, uint64_t offset, uint64_t bytes) {
+  CmaSlot& c = in_.control->slots[slot];
+  base::Failure error = cma_read(options_.peer_pid, target, c.address + offset, bytes);
+  if (!error) return true;
   c.state.store(kSlotDone, std::memory_order_release);
-  handler_.on_payload_done(peer_, h);
+  fail("cannot read the message from its memory (process_vm_readv: " + error.why() + ")");
+  return false;
+}
+
+void ShmLink::finish_slot(uint64_t slot) {
+  in_.control->slots[slot].state.store(kSlotDone, std::memory_order_release);
 }
 
 // ---------------------------------------------------------------------------------------
 // Progress, sleeping and failure
 
-void ShmLink::progress() {
-  if (!failed()) {
-    consume();
-    if (busy_slots_ > 0) reap_slots();
-    if (!queue_.empty()) flush();
-  }
-  report_failure(handler_);
+void ShmLink::progress_output() {
+  if (busy_slots_ > 0) reap_slots();
+  if (!queue_.empty()) flush();
 }
 
 void ShmLink::service_fd() {

@@ -13,10 +13,19 @@
 // cannot do: waking a peer that sleeps in epoll (a one-byte doorbell, sent only when the
 // peer said it was going to sleep), and telling that the peer is gone (the kernel
 // closes its socket when it exits, however it dies).
+//
+// Incoming frames go to a consumer with LinkHandler's three frame calls. progress()
+// hands them to the handler through virtual calls; the engine, which busy-polls these
+// links on every pass, calls progress(consumer) with itself instead, so each frame
+// costs direct calls on its concrete type (the loop is a template, below the class).
+// Either way the consumed space is released once per batch, not once per record.
 #pragma once
 
 #include <sys/types.h>
 
+#include <algorithm>
+#include <atomic>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -55,7 +64,19 @@ class ShmLink final : public transport::Link {
   void send_stream(const transport::FrameHeader& header, const void* data, uint64_t bytes,
                    void* cookie) override;
   bool abandon(void* cookie) override;
-  void progress() override;
+  void progress() override { progress(handler_); }
+  // progress() with incoming frames delivered to `consumer` (anything with
+  // LinkHandler's on_frame, payload_target and on_payload_done) by direct calls. Sends
+  // reported done and the link's failure still go to the handler.
+  template <typename Consumer>
+  void progress(Consumer& consumer);
+
+  // Frames sent between the two are written into the ring but become visible to the
+  // peer together at end_burst(): one stamp, one fence, at most one doorbell. The link
+  // holds one around each batch it delivers, so the answers a consumer sends while
+  // it handles the batch (clear-to-sends, credits) go out as one publish.
+  void begin_burst() override { ++burst_depth_; }
+  void end_burst() override;
 
   bool busy_polled() const override { return true; }
   void service_fd() override;
@@ -67,24 +88,57 @@ class ShmLink final : public transport::Link {
   void drain_and_close(int timeout_ms) override;
 
  private:
+  // Marks a ring record that describes a single-copy payload instead of carrying it; the
+  // magic field belongs to the transport, and the consumer never sees this value.
+  static constexpr uint16_t kSingleCopyMagic = 0x5743;  // "WC"
+  // Payload of one process_vm_readv; the target is asked for again between pieces.
+  static constexpr uint64_t kSingleCopyPiece = 64ull << 20;
+
+  // A single-copy record is its header alone: the payload stays in the sender's memory.
+  static uint64_t record_bytes(const transport::FrameHeader& h) {
+    return h.magic == kSingleCopyMagic
+               ? kLine
+               : sizeof(transport::FrameHeader) + ((h.payload_bytes + kLine - 1) & ~(kLine - 1));
+  }
+
   // Producer side.
   bool reserve(uint64_t bytes);
   void put(uint64_t position, const void* from, uint64_t bytes);
   bool push_frame(const transport::FrameHeader& header, const void* payload);
   bool push_single_copy(const transport::SendQueue::Stream& stream);
   // Writes `header` (its payload is in place already) as the record at out_head_, which
-  // takes `bytes` of the ring, and makes it visible.
+  // takes `bytes` of the ring, and makes it visible; inside a burst, the burst's first
+  // record keeps its stamp back (held_stamp_), and the others wait behind its zero word.
   void commit(const transport::FrameHeader& header, uint64_t bytes);
+  // Makes the records written so far visible and rings the doorbell if the peer sleeps;
+  // inside a burst it only notes that there is something to publish.
   void publish();
+  void publish_now();
   void flush();
   void reap_slots();
   bool has_output() const { return !queue_.empty() || busy_slots_ > 0; }
 
-  // Consumer side.
-  uint64_t stamp_at_tail() const;  // zero: no record there yet
-  void consume();
-  void deliver_copied(const transport::FrameHeader& header, uint64_t position);
-  void deliver_single_copy(const transport::FrameHeader& record);
+  // Consumer side. stamp_at_tail: zero while no record is there yet.
+  uint64_t stamp_at_tail() const {
+    auto* word = reinterpret_cast<uint64_t*>(in_.records + (in_tail_ & (in_.capacity - 1)));
+    return std::atomic_ref<uint64_t>(*word).load(std::memory_order_acquire);
+  }
+  template <typename Consumer>
+  void consume(Consumer& consumer);
+  template <typename Consumer>
+  void deliver_copied(Consumer& consumer, const transport::FrameHeader& header, uint64_t position);
+  template <typename Consumer>
+  void deliver_single_copy(Consumer& consumer, const transport::FrameHeader& record);
+  // The single-copy steps that need no consumer. claim_slot: false when the sender
+  // withdrew the message (skipped; the slot is freed). read_slot: false when the read
+  // failed (the link has failed).
+  bool claim_slot(uint64_t slot);
+  bool read_slot(uint64_t slot, std::byte* target, uint64_t offset, uint64_t bytes);
+  void finish_slot(uint64_t slot);
+  // After a batch: publishes the new tail (once) and wakes a producer waiting for space.
+  void release_consumed();
+  // After consuming: reaps single-copy slots, flushes the queue, reports a failure.
+  void progress_output();
 
   void ring_doorbell();
   void read_socket();
@@ -102,10 +156,87 @@ class ShmLink final : public transport::Link {
   bool slot_busy_[kCmaSlots] = {};
   int busy_slots_ = 0;
   bool in_flush_ = false;
+  int burst_depth_ = 0;
+  uint64_t held_stamp_ = 0;  // of the burst's first record, at held_position_
+  uint64_t held_position_ = 0;
+  bool unpublished_ = false;  // records written in this burst, not yet published
 
   uint64_t in_tail_ = 0;
   bool in_consume_ = false;
   bool peer_closed_ = false;
 };
+
+// ---------------------------------------------------------------------------------------
+// The consumer loop: a template, so that the engine's calls are direct.
+
+template <typename Consumer>
+void ShmLink::progress(Consumer& consumer) {
+  if (!failed()) {
+    consume(consumer);
+    progress_output();
+  }
+  report_failure(handler_);
+}
+
+template <typename Consumer>
+void ShmLink::consume(Consumer& consumer) {
+  if (in_consume_ || stamp_at_tail() == 0) return;
+  in_consume_ = true;
+  // What the consumer sends back while it handles the batch goes out in one publish.
+  begin_burst();
+  // At most one ring's worth per call, so that the tail is published and the producer
+  // can go on.
+  const uint64_t stop = in_tail_ + in_.capacity;
+  while (!failed() && in_tail_ < stop && stamp_at_tail() != 0) {
+    transport::FrameHeader h;
+    std::memcpy(&h, in_.records + (in_tail_ & (in_.capacity - 1)), sizeof h);
+    if (h.magic == transport::kFrameMagic) [[likely]] {
+      deliver_copied(consumer, h, in_tail_ + sizeof h);
+    } else if (h.magic == kSingleCopyMagic && h.offset < kCmaSlots) {
+      deliver_single_copy(consumer, h);
+    } else {
+      fail("corrupt record in the shared-memory ring (bad magic or slot)");
+      break;
+    }
+    in_tail_ += record_bytes(h);
+  }
+  in_consume_ = false;
+  release_consumed();
+  end_burst();
+}
+
+template <typename Consumer>
+void ShmLink::deliver_copied(Consumer& consumer, const transport::FrameHeader& h,
+                             uint64_t position) {
+  consumer.on_frame(peer_, h);
+  uint64_t offset = 0;
+  while (offset < h.payload_bytes) {
+    uint64_t at = (position + offset) & (in_.capacity - 1);
+    uint64_t take = std::min(h.payload_bytes - offset, in_.capacity - at);
+    std::byte* target = consumer.payload_target(peer_, h, offset);
+    if (target != nullptr) std::memcpy(target, in_.records + at, take);
+    offset += take;
+  }
+  consumer.on_payload_done(peer_, h);
+}
+
+template <typename Consumer>
+void ShmLink::deliver_single_copy(Consumer& consumer, const transport::FrameHeader& record) {
+  // Withdrawn by the sender: the message is skipped, as a dropped stream remainder is,
+  // and the sender's kCancel follows.
+  if (!claim_slot(record.offset)) return;
+  transport::FrameHeader h = record;
+  h.magic = transport::kFrameMagic;
+  h.offset = 0;
+  consumer.on_frame(peer_, h);
+  for (uint64_t offset = 0; offset < h.payload_bytes;) {
+    uint64_t take = std::min(kSingleCopyPiece, h.payload_bytes - offset);
+    std::byte* target = consumer.payload_target(peer_, h, offset);
+    if (target != nullptr && !read_slot(record.offset, target, offset, take)) return;
+    offset += take;
+  }
+  finish_slot(record.offset);
+  consumer.on_payload_done(peer_, h);
+}
 
 }  // namespace weft::transport::shm

@@ -55,7 +55,7 @@ TcpLink::~TcpLink() = default;
 
 bool TcpLink::send(const transport::FrameHeader& header, const void* payload, void* cookie) {
   refuse_if_failed();
-  if (!current_ && !queue_.has_control() && !in_flush_) {
+  if (!current_ && !queue_.has_control() && !in_flush_ && burst_depth_ == 0) {
     transport::SendQueue::Frame frame{
         header, static_cast<const std::byte*>(payload), {}, cookie, cookie, 0};
     // Fast path: nothing queued ahead, so write header and payload in one call now.
@@ -66,6 +66,7 @@ bool TcpLink::send(const transport::FrameHeader& header, const void* payload, vo
     msghdr msg{};
     msg.msg_iov = iov;
     msg.msg_iovlen = count;
+    ++write_calls_;
     ssize_t n = ::sendmsg(fd_.get(), &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
       fail(std::string("send failed: ") + std::strerror(errno));
@@ -73,12 +74,15 @@ bool TcpLink::send(const transport::FrameHeader& header, const void* payload, vo
     }
     frame.written = n > 0 ? static_cast<uint64_t>(n) : 0;
     if (frame.written == frame.total()) return true;
+    // The kernel took less than the whole frame: its buffer is full (unless a signal
+    // interrupted the call before it took anything).
+    if (n >= 0 || errno != EINTR) socket_full_ = true;
     if (cookie == nullptr) frame.own_payload();
     current_ = std::move(frame);
     return false;
   }
   queue_.push_frame(header, payload, cookie);
-  flush();
+  if (!socket_full_) flush();
   return false;
 }
 
@@ -86,7 +90,11 @@ void TcpLink::send_stream(const transport::FrameHeader& header, const void* data
                           void* cookie) {
   refuse_if_failed();
   queue_.push_stream(header, data, bytes, cookie);
-  flush();
+  if (!socket_full_) flush();
+}
+
+void TcpLink::end_burst() {
+  if (--burst_depth_ == 0 && !socket_full_) flush();
 }
 
 bool TcpLink::abandon(void* cookie) {
@@ -98,6 +106,7 @@ bool TcpLink::abandon(void* cookie) {
 
 void TcpLink::progress() {
   if (!failed()) read();
+  socket_full_ = false;  // the one place that tries a full socket again
   if (!failed()) flush();
   report_failure(handler_);
 }
@@ -110,7 +119,7 @@ bool TcpLink::next_frame() {
 }
 
 void TcpLink::flush() {
-  if (in_flush_ || failed()) return;
+  if (in_flush_ || burst_depth_ > 0 || failed()) return;
   in_flush_ = true;
   while (current_ || next_frame()) {
     // Gather the current frame and the control frames behind it into one writev.
@@ -138,10 +147,14 @@ void TcpLink::flush() {
     msghdr msg{};
     msg.msg_iov = iov;
     msg.msg_iovlen = count;
+    ++write_calls_;
     ssize_t n = ::sendmsg(fd_.get(), &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n < 0) {
       if (errno == EINTR) continue;
-      if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        socket_full_ = true;
+        break;
+      }
       fail(std::string("send failed: ") + std::strerror(errno));
       break;
     }
@@ -156,6 +169,7 @@ void TcpLink::flush() {
       left -= take;
       if (current_->written < current_->total()) {
         blocked = true;  // the kernel took only part of this frame: its buffer is full
+        socket_full_ = true;
         break;
       }
       void* cookie = current_->cookie;
@@ -205,6 +219,10 @@ void TcpLink::read() {
 }
 
 bool TcpLink::consume_staging() {
+  // What the handler sends back while it handles the frames of one read leaves in one
+  // writev, after them; never later than that, so a clear-to-send does not wait for the
+  // next reads of a long stream.
+  begin_burst();
   while (staging_begin_ < staging_end_ && !failed()) {
     size_t avail = staging_end_ - staging_begin_;
     const std::byte* p = staging_.data() + staging_begin_;
@@ -217,7 +235,7 @@ bool TcpLink::consume_staging() {
       in_header_bytes_ = 0;
       if (in_header_.magic != transport::kFrameMagic) {
         fail("corrupt frame header (bad magic): the byte stream is out of step");
-        return false;
+        break;
       }
       handler_.on_frame(peer_, in_header_);
       if (in_header_.payload_bytes == 0) {
@@ -238,6 +256,7 @@ bool TcpLink::consume_staging() {
       handler_.on_payload_done(peer_, in_header_);
     }
   }
+  end_burst();
   return !failed();
 }
 

@@ -1,7 +1,10 @@
 // TcpLink: a Link over one connected TCP socket. Frames are written with writev,
 // gathering queued frames into one system call; control frames overtake the pieces of
-// large streams. Incoming bytes are read into a 16 KiB staging buffer and copied out,
-// except large payloads, which are read straight into their target.
+// large streams. A frame sent while nothing is queued is written at once; one sent
+// while the socket is full, or inside a burst (Link::begin_burst, and the frames of
+// each read the link delivers), waits in the queue and leaves with the others in one
+// writev, once the socket takes data again or the burst ends. Incoming bytes are read into a 16 KiB
+// staging buffer and copied out, except large payloads, which are read straight into their target.
 #pragma once
 
 #include <sys/uio.h>
@@ -31,10 +34,15 @@ class TcpLink final : public transport::Link {
                    void* cookie) override;
   bool abandon(void* cookie) override;
   void progress() override;
+  void begin_burst() override { ++burst_depth_; }
+  void end_burst() override;
 
   int poll_fd() const override { return fd_.get(); }
   bool wants_write() const override { return current_.has_value() || !queue_.empty(); }
   void drain_and_close(int timeout_ms) override;
+
+  // System calls that wrote (or tried to write) frames, for tests and benchmarks.
+  uint64_t write_calls() const { return write_calls_; }
 
  private:
   void flush();
@@ -52,6 +60,12 @@ class TcpLink final : public transport::Link {
   std::optional<transport::SendQueue::Frame> current_;  // the frame being written
   transport::SendQueue queue_;
   bool in_flush_ = false;
+  int burst_depth_ = 0;
+  // The last write left data behind (the socket buffer is full): further sends only
+  // queue, rather than each retrying a write the kernel would refuse, until progress()
+  // writes again.
+  bool socket_full_ = false;
+  uint64_t write_calls_ = 0;
 
   // Read side.
   std::vector<std::byte> staging_;

@@ -4,85 +4,22 @@
 // handshake before sleeping (both orders), single-copy slots reused and withdrawn, and
 // a peer that dies in the middle of a record or leaves a corrupt one.
 #include <gtest/gtest.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
-#include <atomic>
 #include <cstring>
-#include <memory>
 #include <string>
 #include <vector>
 
-#include "base/socket.h"
-#include "tests/transport/recording_handler.h"
-#include "transport/link.h"
-#include "transport/shm/inbox.h"
-#include "transport/shm/segment.h"
-#include "transport/shm/shm_link.h"
+#include "tests/transport/shm/ring_pair.h"
+#include "weft/error.h"
 
 namespace weft::transport::shm {
 namespace {
 
-constexpr uint64_t kCapacity = 4096;  // small, so that a few frames wrap it
-
-using Recorder = testing::RecordingHandler;
-
-FrameHeader frame(uint64_t payload_bytes, int32_t tag) {
-  FrameHeader h;
-  h.kind = 1;
-  h.tag = tag;
-  h.payload_bytes = payload_bytes;
-  h.msg_bytes = payload_bytes;
-  return h;
-}
-
-std::string pattern(size_t bytes, int seed) {
-  std::string s(bytes, '\0');
-  for (size_t i = 0; i < bytes; ++i) s[i] = static_cast<char>((i * 131 + seed * 7) & 0xff);
-  return s;
-}
-
-// An inbox of rank `owner` with one ring, for `sender`, in a fresh unlinked segment.
-std::shared_ptr<Segment> make_inbox(int owner, int sender) {
-  const std::string name =
-      "/weft-ringtest-" + std::to_string(owner) + "." + std::to_string(static_cast<int>(getpid()));
-  auto segment = std::make_shared<Segment>(
-      Segment::create(name, Inbox::bytes(1, kCapacity), "the ring test", "none"));
-  segment->unlink();
-  Inbox::format(segment->data(), owner, {sender}, kCapacity, 1, getpid(), 0);
-  return segment;
-}
-
-RingView ring_of(const std::shared_ptr<Segment>& inbox, int sender) {
-  return Inbox(inbox->data(), inbox->size(), "the ring test's inbox").ring_for(sender);
-}
-
-// Rank 0 and rank 1 of one process, each with a link to the other.
-struct Pair {
-  explicit Pair(ShmLinkOptions options = {}) {
-    int fds[2];
-    EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
-    inbox0 = make_inbox(0, 1);
-    inbox1 = make_inbox(1, 0);
-    options.peer_pid = getpid();
-    link0 = std::make_unique<ShmLink>(1, base::Fd(fds[0]), handler0, inbox0, ring_of(inbox0, 1),
-                                      inbox1, ring_of(inbox1, 0), options);
-    link1 = std::make_unique<ShmLink>(0, base::Fd(fds[1]), handler1, inbox1, ring_of(inbox1, 0),
-                                      inbox0, ring_of(inbox0, 1), options);
-  }
-  // The ring rank 0 writes into (in rank 1's inbox).
-  RingView ring_0_to_1() const { return ring_of(inbox1, 0); }
-
-  std::shared_ptr<Segment> inbox0, inbox1;
-  Recorder handler0, handler1;
-  std::unique_ptr<ShmLink> link0, link1;
-};
-
-bool readable(int fd) {
-  pollfd p{fd, POLLIN, 0};
-  return ::poll(&p, 1, 0) == 1 && (p.revents & POLLIN) != 0;
-}
+using testing::frame;
+using testing::kCapacity;
+using testing::pattern;
+using testing::readable;
+using Pair = testing::RingPair;
 
 TEST(ShmRing, FramesWrapAroundTheRingInOrderAndIntact) {
   Pair pair;
