@@ -167,6 +167,9 @@ void Engine::on_frame(int peer, const FrameHeader& h) {
     case FrameKind::kRts: {
       if (h.comm >= kMaxComms)
         return protocol_error(peer, "group id " + std::to_string(h.comm) + " out of range");
+      // A group rank is below the world's size; the matcher keeps a queue per source.
+      if (h.src < 0 || h.src >= world_size())
+        return protocol_error(peer, "source rank " + std::to_string(h.src) + " out of range");
       uint64_t& expected = comm(h.comm).recv_seq[peer];
       if (h.seq != expected) {
         return protocol_error(peer, "message sequence " + std::to_string(h.seq) + " where " +

@@ -62,6 +62,7 @@ class RequestState {
   OpStage stage = OpStage::kPosted;
   uint64_t id = 0;          // send_id of a rendezvous send, recv_id of a matched large recv
   uint64_t received = 0;    // large recv: payload bytes arrived so far
+  uint64_t posted = 0;      // recv: its posting number in its group's Matcher
   uint64_t remote_id = 0;   // large send being streamed: the receiver's recv_id
   bool user_async = false;  // counts towards the engine's outstanding asynchronous work
   // send: completes only once a receive has matched it (MPI_Ssend), so it never goes
