@@ -182,7 +182,7 @@ void Engine::on_frame(int peer, const FrameHeader& h) {
         if (recv) {
           accept_rts(recv, h, peer);
         } else {
-          auto message = std::make_shared<UnexpectedMessage>();
+          auto message = new_message();
           message->header = h;
           message->world_peer = peer;
           message->payload_complete = true;
@@ -202,7 +202,7 @@ void Engine::on_frame(int peer, const FrameHeader& h) {
         p.incoming.recv = recv;
         return;
       }
-      auto message = std::make_shared<UnexpectedMessage>();
+      auto message = new_message();
       message->header = h;
       message->world_peer = peer;
       message->payload.resize(h.payload_bytes);
@@ -315,6 +315,7 @@ void Engine::on_payload_done(int peer, const FrameHeader& h) {
           complete(recv);
         }
         consume_credit(peer, h.msg_bytes);
+        recycle(in.message);
       }
       return;  // otherwise the credit is returned when a receive takes the message
     }

@@ -93,9 +93,10 @@ int recv(const Tensor& tensor, int src, int tag, const Group& group, Timeout tim
     layer.deliver(tensor, staged, r->bytes);
     return r->peer;
   }
-  auto r = runtime::context("recv").engine->irecv(g, tensor, src, tag, false);
-  finish(r, timeout);
-  return r->peer;
+  // The engine's blocking receive: no request for a message already waiting, one in
+  // its own frame otherwise; a timeout withdraws it, as finish() does.
+  return runtime::context("recv").engine->recv(g, tensor, src, tag,
+                                               timeout.count() >= 0 ? timeout : g->timeout);
 }
 
 Request isend(const Tensor& tensor, int dst, int tag, const Group& group) {
