@@ -122,7 +122,7 @@ class Engine final : public transport::LinkHandler {
                              const std::shared_ptr<UnexpectedMessage>& message);
   // Request::cancel: withdraws a receive still in the posted queue (no message matched
   // it) and completes it, without error, as cancelled. False for anything else.
-  bool cancel_receive(const RequestPtr& request);
+  bool cancel_receive(p2p::RequestState& request);
   // A blocking call gave up on `request`: fail it with TimeoutError(`why`) and make sure
   // weft never touches its buffer again. `reason` is what a peer whose large message it
   // withdraws is told: a WithdrawReason, or the world rank whose failure was the cause.

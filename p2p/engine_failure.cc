@@ -92,12 +92,13 @@ void Engine::throw_if_failed(std::span<const int> world_peers) {
   }
 }
 
-bool Engine::cancel_receive(const RequestPtr& r) {
+bool Engine::cancel_receive(RequestState& request) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (r->done.load(std::memory_order_relaxed) || r->kind != OpKind::kRecv ||
-      r->stage != OpStage::kPosted || !matcher(r->group->comm).remove_posted(r.get())) {
+  if (request.done.load(std::memory_order_relaxed) || request.kind != OpKind::kRecv ||
+      request.stage != OpStage::kPosted || !matcher(request.group->comm).remove_posted(&request)) {
     return false;
   }
+  RequestPtr r = request.self;  // the engine's own reference, while it is pending
   r->cancelled = true;
   r->bytes = 0;
   complete(r);
