@@ -9,9 +9,17 @@
 
 #include "base/log.h"
 #include "p2p/protocol.h"
+#include "p2p/request_pool.h"
 #include "weft/error.h"
 
 namespace weft::p2p {
+namespace {
+
+// Spare unexpected messages kept for reuse (new_message): enough for the messages a
+// few senders have in flight at once; each keeps at most an eager limit of payload.
+constexpr size_t kSpareMessages = 64;
+
+}  // namespace
 
 using p2p::OpKind;
 using p2p::OpStage;
@@ -24,6 +32,7 @@ Engine::Engine(int world_rank, std::vector<PeerInfo> peers, EngineOptions option
     peers_[r].info = std::move(peers[r]);
     peers_[r].eager_credit = options_.eager_window;
   }
+  spare_messages_.reserve(kSpareMessages);
   epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
   if (epoll_fd_ < 0)
     throw Error(ErrorCode::kInternal, std::string("epoll_create1: ") + std::strerror(errno));
@@ -75,8 +84,9 @@ std::string Engine::peer_name(int world_rank) const {
 Engine::RequestPtr Engine::make_request(OpKind kind, GroupPtr group, const Tensor& tensor, int peer,
                                         int tag) {
   int peer_world = peer < 0 ? -1 : group->world_ranks[peer];
-  auto r =
-      std::make_shared<RequestState>(kind, this, std::move(group), tensor, peer_world, peer, tag);
+  // From the request pool: the request and its reference count in one reused block.
+  auto r = std::allocate_shared<RequestState>(PoolAllocator<RequestState>(), kind, this,
+                                              std::move(group), tensor, peer_world, peer, tag);
   link_pending(r);
   return r;
 }
@@ -109,6 +119,34 @@ std::vector<Engine::RequestPtr> Engine::pending_requests() const {
   std::vector<RequestPtr> out;
   for (RequestState* r = pending_head_; r != nullptr; r = r->pending_next) out.push_back(r->self);
   return out;
+}
+
+std::shared_ptr<UnexpectedMessage> Engine::new_message() {
+  if (spare_messages_.empty()) return std::make_shared<UnexpectedMessage>();
+  std::shared_ptr<UnexpectedMessage> message = std::move(spare_messages_.back());
+  spare_messages_.pop_back();
+  return message;
+}
+
+void Engine::recycle(std::shared_ptr<UnexpectedMessage>& message) {
+  // A message still referred to (a payload arriving into it, a matched probe's handle)
+  // is not ours to reuse; one whose payload grew past the eager limit (a large message
+  // to self) is not worth keeping.
+  if (message.use_count() != 1 || spare_messages_.size() >= kSpareMessages ||
+      message->payload.capacity() > options_.eager_limit) {
+    message.reset();
+    return;
+  }
+  UnexpectedMessage& m = *message;
+  m.header = FrameHeader{};
+  m.world_peer = -1;
+  m.payload.clear();  // keeps its memory
+  m.payload_complete = false;
+  m.arrival = 0;
+  m.self_send.reset();
+  m.claimed = false;
+  m.claimed_by.reset();
+  spare_messages_.push_back(std::move(message));
 }
 
 Engine::Comm& Engine::create_comm(uint32_t id) {
@@ -249,6 +287,7 @@ void Engine::post_recv(const RequestPtr& r) {
   // A message that arrived before its sender failed is still delivered.
   if (auto message = matcher(r->group->comm).take_unexpected(src, tag)) {
     deliver_unexpected(r, message);
+    recycle(message);
     return;
   }
   if (r->peer_world >= 0 && r->peer_world != rank_ && peers_[r->peer_world].failure) {
@@ -279,7 +318,7 @@ void Engine::send_to_self(const RequestPtr& send) {
     complete(send);
     return;
   }
-  auto message = std::make_shared<UnexpectedMessage>();
+  auto message = new_message();
   message->world_peer = rank_;
   if (!send->synchronous && send->bytes <= options_.eager_limit) {
     // Small: buffer a copy so the send completes now, as an eager send would.

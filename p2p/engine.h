@@ -83,6 +83,14 @@ class Engine final : public transport::LinkHandler {
   // without creating a request. False: use isend. Throws PeerError if the link fails.
   bool send_eagerly_now(const p2p::GroupState& group, const Tensor& tensor, int dst, int tag);
 
+  // The blocking receive (p2p/engine_blocking_recv.cc): receives into `tensor` and
+  // returns the sender's group rank, the message's tag and its size. A complete eager message
+  // already waiting is copied out under one lock without any request; otherwise the request lives
+  // in this call's frame, and whatever ends the call (completion, timeout, a failure) leaves no
+  // engine structure pointing at it. Throws as a wait would; on a timeout (TimeoutError naming
+  // `timeout`) the receive is withdrawn first, so weft never touches `tensor` after the call.
+  RecvResult recv(const GroupPtr& group, const Tensor& tensor, int src, int tag, Timeout timeout);
+
   // Blocks until `request` completes; throws its error, or TimeoutError once `timeout`
   // has passed (the request stays pending).
   void wait(p2p::RequestState& request, Timeout timeout);
@@ -114,7 +122,7 @@ class Engine final : public transport::LinkHandler {
                              const std::shared_ptr<UnexpectedMessage>& message);
   // Request::cancel: withdraws a receive still in the posted queue (no message matched
   // it) and completes it, without error, as cancelled. False for anything else.
-  bool cancel_receive(const RequestPtr& request);
+  bool cancel_receive(p2p::RequestState& request);
   // A blocking call gave up on `request`: fail it with TimeoutError(`why`) and make sure
   // weft never touches its buffer again. `reason` is what a peer whose large message it
   // withdraws is told: a WithdrawReason, or the world rank whose failure was the cause.
@@ -187,6 +195,19 @@ class Engine final : public transport::LinkHandler {
   void fail(const RequestPtr& request, std::exception_ptr error) { complete(request, error); }
 
   void send_to_self(const RequestPtr& send);
+  // Unexpected messages come from a list of spares, which keep their payload's memory:
+  // a steady exchange of eager messages allocates nothing. recycle() returns one the
+  // engine is done with (and that nothing else refers to) to the list.
+  std::shared_ptr<UnexpectedMessage> new_message();
+  void recycle(std::shared_ptr<UnexpectedMessage>& message);
+  // The blocking receive's shortcut: `message`, just taken from the unexpected queue,
+  // is a complete eager message that fits `tensor`: copies it there, returns its credit
+  // and recycles it. False (changing nothing) for any other message.
+  bool copy_out_eager(const Tensor& tensor, std::shared_ptr<UnexpectedMessage>& message);
+  // Makes sure no engine structure refers to the receive `recv` any more: the posted
+  // queue, the large receives in progress, a payload arriving for it. For receives that
+  // ended without completing (abandoned, failed), whose later payload is discarded.
+  void withdraw_receive(const p2p::RequestState& recv);
   void deliver_unexpected(const RequestPtr& recv,
                           const std::shared_ptr<UnexpectedMessage>& message);
   void accept_rts(const RequestPtr& recv, const transport::FrameHeader& rts, int world_peer);
@@ -231,9 +252,11 @@ class Engine final : public transport::LinkHandler {
   // The blocking loop of wait_any and probe: with mutex_ held, `step(iteration)` polls
   // and says whether the wait is over; it spins, then sleeps in epoll, until then. At
   // the deadline `expire()`, also with mutex_ held, returns true if the wait ended
-  // after all, or throws.
-  template <typename Step, typename Expire>
-  void poll_until(Timeout timeout, Step step, Expire expire);
+  // after all, or throws. While another thread holds mutex_ (it is polling, so it
+  // makes the progress), a spinning waiter does not queue for the lock but asks
+  // `done()`, without it, whether its wait is over: it watches its own flag.
+  template <typename Step, typename Expire, typename Done>
+  void poll_until(Timeout timeout, Step step, Expire expire, Done done);
   // With mutex_ held: what a probe by `op` finds now (nullopt: nothing yet), or the
   // error that it must fail with. An any-source probe fails when a member crashed after
   // crashes_ was `crashes_before`.
@@ -272,6 +295,8 @@ class Engine final : public transport::LinkHandler {
   uint64_t next_id_ = 1;
   uint64_t crashes_ = 0;       // peers that crashed so far, for waiting any-source probes
   unsigned iprobe_polls_ = 0;  // iprobe's poll count, so that a loop of them epolls too
+  unsigned test_polls_ = 0;    // the same for test()
+  std::vector<std::shared_ptr<UnexpectedMessage>> spare_messages_;  // see new_message()
 
   std::mutex mutex_;
   std::condition_variable progress_cv_;

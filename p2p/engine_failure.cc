@@ -92,12 +92,13 @@ void Engine::throw_if_failed(std::span<const int> world_peers) {
   }
 }
 
-bool Engine::cancel_receive(const RequestPtr& r) {
+bool Engine::cancel_receive(RequestState& request) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (r->done.load(std::memory_order_relaxed) || r->kind != OpKind::kRecv ||
-      r->stage != OpStage::kPosted || !matcher(r->group->comm).remove_posted(r.get())) {
+  if (request.done.load(std::memory_order_relaxed) || request.kind != OpKind::kRecv ||
+      request.stage != OpStage::kPosted || !matcher(request.group->comm).remove_posted(&request)) {
     return false;
   }
+  RequestPtr r = request.self;  // the engine's own reference, while it is pending
   r->cancelled = true;
   r->bytes = 0;
   complete(r);
@@ -109,9 +110,8 @@ void Engine::abandon(const RequestPtr& r, const std::string& why, int reason) {
   if (r->done.load(std::memory_order_relaxed)) return;
   r->abandoned = true;
   if (r->kind == OpKind::kRecv) {
-    if (r->stage == OpStage::kPosted) matcher(r->group->comm).remove_posted(r.get());
-    // A large receive stays in active_recvs_ so that the rest of its payload is
-    // recognised and discarded; payload_target() no longer hands out its buffer.
+    // The rest of its payload, if any, is discarded as a withdrawn message's is.
+    withdraw_receive(*r);
   } else if (r->peer_world != rank_) {
     Peer& p = peers_[r->peer_world];
     if (r->stage == OpStage::kAwaitingCts) {
@@ -137,6 +137,25 @@ void Engine::abandon(const RequestPtr& r, const std::string& why, int reason) {
     });
   }
   fail(r, std::make_exception_ptr(TimeoutError(why)));
+}
+
+void Engine::withdraw_receive(const RequestState& r) {
+  if (r.stage == OpStage::kPosted) matcher(r.group->comm).remove_posted(&r);
+  if (r.id != 0) {
+    auto it = active_recvs_.find(r.id);
+    if (it != active_recvs_.end() && it->second.get() == &r) active_recvs_.erase(it);
+  }
+  // A payload arriving now: the rest of it is discarded (its credit is still returned
+  // when it ends), and a message it claimed goes to no receive.
+  for (Peer& p : peers_) {
+    Incoming& in = p.incoming;
+    if (in.to == Incoming::To::kRecv && in.recv.get() == &r) {
+      in.to = Incoming::To::kNothing;
+      in.recv.reset();
+    } else if (in.to == Incoming::To::kUnexpected && in.message->claimed_by.get() == &r) {
+      in.message->claimed_by.reset();
+    }
+  }
 }
 
 void Engine::shutdown(std::chrono::milliseconds drain) {

@@ -24,6 +24,11 @@ constexpr unsigned kPollsPerClockRead = 8;
 // With only busy-polled links a poll costs nanoseconds, not a system call; epoll (which
 // then only reports doorbells and dead peers) is asked once per this many polls.
 constexpr unsigned kBusyPollsPerEpoll = 256;
+// A caller waiting on one shared-memory peer polls that peer's link, and every
+// busy-polled link once per this many polls: the others carry credits, clear-to-sends
+// and the failures other requests wait for, so they must not starve, but a poll of each
+// is a cache miss the awaited message does not need.
+constexpr unsigned kPollsPerOtherLinks = 16;
 
 }  // namespace
 
@@ -66,7 +71,11 @@ void Engine::poll_for_caller(int peer, unsigned iteration) {
     Peer& p = peers_[peer];
     if (p.link && !p.failure) {
       if (p.link->busy_polled()) {
-        poll_busy_links();  // each costs a few loads while idle
+        if (iteration % kPollsPerOtherLinks == kPollsPerOtherLinks - 1) {
+          poll_busy_links();
+        } else {
+          p.link->progress();
+        }
         return;
       }
       p.link->progress();
@@ -141,7 +150,9 @@ bool Engine::sleep_as_waiter(std::unique_lock<std::mutex>& lock, int timeout_ms,
 bool Engine::test(RequestState& request) {
   if (request.done.load(std::memory_order_acquire)) return true;
   std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
-  if (lock.owns_lock()) poll_for_caller(request.peer_world, 0);
+  // A counter rather than iteration 0, so that a loop of tests polls the other links
+  // and epoll too, as a wait does.
+  if (lock.owns_lock()) poll_for_caller(request.peer_world, test_polls_++);
   return request.done.load(std::memory_order_acquire);
 }
 
@@ -151,8 +162,8 @@ void Engine::wait(RequestState& request, Timeout timeout) {
   if (request.error) std::rethrow_exception(request.error);
 }
 
-template <typename Step, typename Expire>
-void Engine::poll_until(Timeout timeout, Step step, Expire expire) {
+template <typename Step, typename Expire, typename Done>
+void Engine::poll_until(Timeout timeout, Step step, Expire expire, Done done) {
   blocking_waiters_.fetch_add(1);
   struct Leave {
     Engine* e;
@@ -174,9 +185,19 @@ void Engine::poll_until(Timeout timeout, Step step, Expire expire) {
   uint64_t seen_completions = 0;
   for (unsigned iteration = 0;; ++iteration) {
     {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (step(iteration)) return;
-      seen_completions = completions_;
+      // One thread polls at a time; the others watch their own flag meanwhile, since the
+      // poller completes their requests as well (the first poll queues for the lock, so
+      // that seen_completions is read once).
+      std::unique_lock<std::mutex> lock(mutex_, std::defer_lock);
+      if (iteration == 0 || !spinning) {
+        lock.lock();
+      } else if (!lock.try_lock()) {
+        if (done()) return;
+      }
+      if (lock.owns_lock()) {
+        if (step(iteration)) return;
+        seen_completions = completions_;
+      }
     }
     if (!deadline) {
       deadline = base::Deadline::after(timeout);
@@ -232,7 +253,8 @@ void Engine::wait_any(std::span<RequestState* const> requests, Timeout timeout) 
           what += " (and " + std::to_string(requests.size() - 1) + " more operations pending)";
         }
         throw TimeoutError(what);
-      });
+      },
+      any_done);
 }
 
 ProbeResult Engine::probe(const p2p::GroupState& group, int src, int tag, Timeout timeout) {
@@ -255,7 +277,8 @@ ProbeResult Engine::probe(const p2p::GroupState& group, int src, int tag, Timeou
         throw TimeoutError(p2p::describe_probe("probe", group, src, tag) +
                            ": no matching message has arrived before the deadline (timeout " +
                            std::to_string(timeout.count()) + " ms)");
-      });
+      },
+      [] { return false; });
   return *found;
 }
 
@@ -283,7 +306,8 @@ std::shared_ptr<UnexpectedMessage> Engine::claim(const p2p::GroupState& group, i
         throw TimeoutError(p2p::describe_probe("mprobe", group, src, tag) +
                            ": no matching message has arrived before the deadline (timeout " +
                            std::to_string(timeout.count()) + " ms)");
-      });
+      },
+      [] { return false; });
   return claimed;
 }
 

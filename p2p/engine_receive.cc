@@ -167,6 +167,9 @@ void Engine::on_frame(int peer, const FrameHeader& h) {
     case FrameKind::kRts: {
       if (h.comm >= kMaxComms)
         return protocol_error(peer, "group id " + std::to_string(h.comm) + " out of range");
+      // A group rank is below the world's size; the matcher keeps a queue per source.
+      if (h.src < 0 || h.src >= world_size())
+        return protocol_error(peer, "source rank " + std::to_string(h.src) + " out of range");
       uint64_t& expected = comm(h.comm).recv_seq[peer];
       if (h.seq != expected) {
         return protocol_error(peer, "message sequence " + std::to_string(h.seq) + " where " +
@@ -179,7 +182,7 @@ void Engine::on_frame(int peer, const FrameHeader& h) {
         if (recv) {
           accept_rts(recv, h, peer);
         } else {
-          auto message = std::make_shared<UnexpectedMessage>();
+          auto message = new_message();
           message->header = h;
           message->world_peer = peer;
           message->payload_complete = true;
@@ -199,7 +202,7 @@ void Engine::on_frame(int peer, const FrameHeader& h) {
         p.incoming.recv = recv;
         return;
       }
-      auto message = std::make_shared<UnexpectedMessage>();
+      auto message = new_message();
       message->header = h;
       message->world_peer = peer;
       message->payload.resize(h.payload_bytes);
@@ -312,6 +315,7 @@ void Engine::on_payload_done(int peer, const FrameHeader& h) {
           complete(recv);
         }
         consume_credit(peer, h.msg_bytes);
+        recycle(in.message);
       }
       return;  // otherwise the credit is returned when a receive takes the message
     }

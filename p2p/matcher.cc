@@ -1,51 +1,108 @@
 #include "p2p/matcher.h"
 
-namespace weft::p2p {
+#include <limits>
 
-Matcher::RequestPtr Matcher::take_posted(int src, int tag) {
-  for (auto it = posted_.begin(); it != posted_.end(); ++it) {
-    if (matches((*it)->peer, (*it)->tag, src, tag)) {
-      RequestPtr recv = std::move(*it);
-      if (it == posted_.begin()) {
-        posted_.pop_front();
-      } else {
-        posted_.erase(it);
-      }
-      return recv;
-    }
-  }
-  return nullptr;
+namespace weft::p2p {
+namespace {
+
+// The index of the first entry of `queue` whose tag matches `tag_filter` (size() if none).
+template <typename T, typename TagOf>
+size_t first_with_tag(const RingQueue<T>& queue, int tag_filter, TagOf tag_of) {
+  if (tag_filter < 0) return 0;
+  size_t i = 0;
+  while (i < queue.size() && tag_of(queue[i]) != tag_filter) ++i;
+  return i;
 }
 
-std::deque<Matcher::MessagePtr>::const_iterator Matcher::first_unexpected(int src_filter,
-                                                                          int tag_filter) const {
-  for (auto it = unexpected_.begin(); it != unexpected_.end(); ++it) {
-    if (matches(src_filter, tag_filter, (*it)->header.src, (*it)->header.tag)) return it;
+}  // namespace
+
+RingQueue<Matcher::RequestPtr>& Matcher::posted_queue(int src_filter) {
+  if (src_filter < 0) return posted_any_;
+  if (static_cast<size_t>(src_filter) >= posted_.size()) posted_.resize(src_filter + 1);
+  return posted_[src_filter];
+}
+
+void Matcher::add_posted(RequestPtr recv) {
+  recv->posted = next_posted_++;
+  posted_queue(recv->peer).push_back(std::move(recv));
+  ++posted_count_;
+}
+
+Matcher::RequestPtr Matcher::take_posted(int src, int tag) {
+  if (posted_count_ == 0) return nullptr;
+  // A posted receive's tag filter is -1 (any) or a tag.
+  auto first = [tag](const RingQueue<RequestPtr>& queue) {
+    size_t i = 0;
+    while (i < queue.size() && queue[i]->tag >= 0 && queue[i]->tag != tag) ++i;
+    return i;
+  };
+  RingQueue<RequestPtr>* named =
+      src >= 0 && static_cast<size_t>(src) < posted_.size() ? &posted_[src] : nullptr;
+  size_t n = named ? first(*named) : 0;
+  size_t a = first(posted_any_);
+  const bool in_named = named && n < named->size();
+  const bool in_any = a < posted_any_.size();
+  if (!in_named && !in_any) return nullptr;
+  --posted_count_;
+  if (in_named && (!in_any || (*named)[n]->posted < posted_any_[a]->posted)) {
+    return named->take(n);
   }
-  return unexpected_.end();
+  return posted_any_.take(a);
+}
+
+void Matcher::add_unexpected(MessagePtr message) {
+  const int src = message->header.src;
+  if (static_cast<size_t>(src) >= unexpected_.size()) unexpected_.resize(src + 1);
+  message->arrival = next_arrival_++;
+  unexpected_[src].push_back(std::move(message));
+  ++unexpected_count_;
+}
+
+Matcher::Found Matcher::first_unexpected(int src_filter, int tag_filter) const {
+  auto tag_of = [](const MessagePtr& m) { return m->header.tag; };
+  Found found;
+  if (unexpected_count_ == 0) return found;
+  if (src_filter >= 0) {
+    if (static_cast<size_t>(src_filter) >= unexpected_.size()) return found;
+    size_t i = first_with_tag(unexpected_[src_filter], tag_filter, tag_of);
+    if (i < unexpected_[src_filter].size()) found = {src_filter, i};
+    return found;
+  }
+  uint64_t earliest = std::numeric_limits<uint64_t>::max();
+  for (size_t src = 0; src < unexpected_.size(); ++src) {
+    const RingQueue<MessagePtr>& q = unexpected_[src];
+    if (q.empty()) continue;
+    size_t i = first_with_tag(q, tag_filter, tag_of);
+    if (i < q.size() && q[i]->arrival < earliest) {
+      earliest = q[i]->arrival;
+      found = {static_cast<int>(src), i};
+    }
+  }
+  return found;
 }
 
 Matcher::MessagePtr Matcher::take_unexpected(int src_filter, int tag_filter) {
-  auto it = first_unexpected(src_filter, tag_filter);
-  if (it == unexpected_.end()) return nullptr;
-  MessagePtr message = *it;
-  if (it == unexpected_.begin()) {
-    unexpected_.pop_front();
-  } else {
-    unexpected_.erase(it);
-  }
-  return message;
+  Found found = first_unexpected(src_filter, tag_filter);
+  if (found.src < 0) return nullptr;
+  --unexpected_count_;
+  return unexpected_[found.src].take(found.index);
 }
 
 const UnexpectedMessage* Matcher::find_unexpected(int src_filter, int tag_filter) const {
-  auto it = first_unexpected(src_filter, tag_filter);
-  return it == unexpected_.end() ? nullptr : it->get();
+  Found found = first_unexpected(src_filter, tag_filter);
+  return found.src < 0 ? nullptr : unexpected_[found.src][found.index].get();
 }
 
 bool Matcher::remove_posted(const p2p::RequestState* recv) {
-  for (auto it = posted_.begin(); it != posted_.end(); ++it) {
-    if (it->get() == recv) {
-      posted_.erase(it);
+  // A receive's queue is the one of its source filter, which is still its peer field
+  // while it is posted (matching is what fills in the actual source).
+  auto& queue = recv->peer < 0                                     ? posted_any_
+                : static_cast<size_t>(recv->peer) < posted_.size() ? posted_[recv->peer]
+                                                                   : posted_any_;
+  for (size_t i = 0; i < queue.size(); ++i) {
+    if (queue[i].get() == recv) {
+      queue.take(i);
+      --posted_count_;
       return true;
     }
   }

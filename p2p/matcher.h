@@ -1,14 +1,23 @@
-// Matcher: MPI matching for one group. Receives wait in the posted queue, messages
-// that no receive wanted yet wait in the unexpected queue, both in arrival order, so
-// the first receive posted gets the first matching message (non-overtaking).
+// Matcher: MPI matching for one group. Receives wait in the posted queues, messages
+// that no receive wanted yet in the unexpected queues, so that the first receive posted
+// gets the first matching message (non-overtaking).
+//
+// Both are kept per source (group rank), so that a message or a receive naming its
+// source searches only that source's entries, as Open MPI's per-peer queues do. Receives
+// posted with any source wait in one queue of their own; every posted receive carries a
+// posting number, and an arriving message goes to the earlier-posted of the first match
+// in its source's queue and the first match in the wildcard queue. Unexpected messages
+// carry an arrival number, and an any-source receive takes the earliest-arrived of the
+// first matches of every source: exactly the order of one queue of each kind.
 #pragma once
 
 #include <cstddef>
-#include <deque>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
 #include "p2p/request_state.h"
+#include "p2p/ring_queue.h"
 #include "transport/frame.h"
 
 namespace weft::p2p {
@@ -19,6 +28,7 @@ struct UnexpectedMessage {
   int world_peer = -1;             // the sender's world rank
   std::vector<std::byte> payload;  // kEager: the payload, filled as it arrives
   bool payload_complete = false;
+  uint64_t arrival = 0;  // set by the matcher: its place in the group's arrival order
   // A message this process sent to itself: the send completes when it is matched.
   std::shared_ptr<p2p::RequestState> self_send;
   // A receive took this eager message while its payload was still arriving: the
@@ -33,17 +43,17 @@ class Matcher {
   using MessagePtr = std::shared_ptr<UnexpectedMessage>;
 
   // A message from group rank `src` with `tag` arrived: takes the first posted receive
-  // it matches out of the posted queue, or returns null.
+  // it matches out of the posted queues, or returns null.
   RequestPtr take_posted(int src, int tag);
-  void add_unexpected(MessagePtr message) { unexpected_.push_back(std::move(message)); }
+  void add_unexpected(MessagePtr message);
 
   // A receive is being posted: takes the first unexpected message it matches out of the
-  // unexpected queue, or returns null.
+  // unexpected queues, or returns null.
   MessagePtr take_unexpected(int src_filter, int tag_filter);
   // Probing: the message take_unexpected(src_filter, tag_filter) would take, left in the
   // queue; null if none.
   const UnexpectedMessage* find_unexpected(int src_filter, int tag_filter) const;
-  void add_posted(RequestPtr recv) { posted_.push_back(std::move(recv)); }
+  void add_posted(RequestPtr recv);
 
   // Removes a posted receive (it was abandoned); false if it was not queued.
   bool remove_posted(const p2p::RequestState* recv);
@@ -54,20 +64,35 @@ class Matcher {
   // Removes the unexpected messages for which `pred` is true.
   template <typename Pred>
   void drop_unexpected_if(Pred pred) {
-    std::erase_if(unexpected_, [&](const MessagePtr& m) { return pred(*m); });
+    for (auto& queue : unexpected_) {
+      queue.erase_if([&](const MessagePtr& m) {
+        if (!pred(*m)) return false;
+        --unexpected_count_;
+        return true;
+      });
+    }
   }
 
-  size_t posted_count() const { return posted_.size(); }
+  size_t posted_count() const { return posted_count_; }
 
  private:
+  // An unexpected message: its source's queue and its index there (src -1: none).
+  struct Found {
+    int src = -1;
+    size_t index = 0;
+  };
   // The one search behind take_unexpected and find_unexpected, so that a probe reports
   // exactly the message the next matching receive takes.
-  std::deque<MessagePtr>::const_iterator first_unexpected(int src_filter, int tag_filter) const;
+  Found first_unexpected(int src_filter, int tag_filter) const;
+  RingQueue<RequestPtr>& posted_queue(int src_filter);
 
-  // Deques: matching takes from the front almost always, and they allocate in blocks
-  // rather than per entry.
-  std::deque<RequestPtr> posted_;
-  std::deque<MessagePtr> unexpected_;
+  std::vector<RingQueue<RequestPtr>> posted_;      // by source, for receives naming one
+  RingQueue<RequestPtr> posted_any_;               // receives from any source
+  std::vector<RingQueue<MessagePtr>> unexpected_;  // by source
+  uint64_t next_posted_ = 0;
+  uint64_t next_arrival_ = 0;
+  size_t posted_count_ = 0;
+  size_t unexpected_count_ = 0;
 };
 
 inline bool matches(int src_filter, int tag_filter, int src, int tag) {
@@ -77,14 +102,16 @@ inline bool matches(int src_filter, int tag_filter, int src, int tag) {
 template <typename Pred>
 std::vector<Matcher::RequestPtr> Matcher::take_posted_if(Pred pred) {
   std::vector<RequestPtr> out;
-  for (auto it = posted_.begin(); it != posted_.end();) {
-    if (pred(**it)) {
-      out.push_back(*it);
-      it = posted_.erase(it);
-    } else {
-      ++it;
-    }
-  }
+  auto take = [&](RingQueue<RequestPtr>& queue) {
+    queue.erase_if([&](const RequestPtr& r) {
+      if (!pred(*r)) return false;
+      out.push_back(r);
+      return true;
+    });
+  };
+  for (auto& queue : posted_) take(queue);
+  take(posted_any_);
+  posted_count_ -= out.size();
   return out;
 }
 

@@ -1,5 +1,7 @@
 #include "p2p/request_state.h"
 
+#include "p2p/engine.h"
+
 namespace weft::p2p {
 namespace {
 
@@ -15,13 +17,37 @@ std::string describe(const char* op, const char* direction, const GroupState& gr
 }  // namespace
 
 std::string describe_op(OpKind kind, const GroupState& group, int peer, int tag) {
-  if (kind == OpKind::kCollective) {
-    std::string t = tag < 0 ? "any tag" : "tag " + std::to_string(tag);
-    return "collective of rank " + std::to_string(group.rank) + " (" + t + ", group " + group.name +
-           ")";
-  }
   if (kind == OpKind::kSend) return describe("send", " to ", group, peer, tag);
   return describe("recv", " from ", group, peer, tag);
+}
+
+bool RequestState::test() {
+  bool finished = done.load(std::memory_order_acquire) || engine->test(*this);
+  if (finished) finish_device_copy();
+  return finished;
+}
+
+void RequestState::wait(Timeout timeout) {
+  if (!done.load(std::memory_order_acquire)) {
+    // Throws the request's error once it has completed.
+    engine->wait(*this, timeout.count() >= 0 ? timeout : group->timeout);
+  }
+  finish_device_copy();
+  if (error) std::rethrow_exception(error);
+}
+
+bool RequestState::cancel() {
+  if (kind != OpKind::kRecv || done.load(std::memory_order_acquire)) return false;
+  return engine->cancel_receive(*this);
+}
+
+void RequestState::finish_device_copy() {
+  if (!finish_on_device || error) return;
+  try {
+    std::call_once(finished_on_device, finish_on_device);
+  } catch (...) {
+    error = std::current_exception();
+  }
 }
 
 std::string describe_probe(const char* op, const GroupState& group, int src, int tag) {

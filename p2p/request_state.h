@@ -1,6 +1,7 @@
 // RequestState: one point-to-point operation, shared by the engine (which drives it)
-// and the user's Request handle (which waits on it). Fields other than `done` are only
-// touched with the engine's lock held, or after `done` has become true.
+// and the user's Request handle (which waits on it, as a base::Operation). Fields other
+// than `done` are only touched with the engine's lock held, or after `done` has become
+// true.
 #pragma once
 
 #include <atomic>
@@ -11,6 +12,7 @@
 #include <mutex>
 #include <string>
 
+#include "base/operation.h"
 #include "p2p/group_state.h"
 #include "weft/tensor.h"
 
@@ -18,9 +20,7 @@ namespace weft::p2p {
 
 class Engine;
 
-// kCollective: an asynchronous collective; such requests never enter the engine (see
-// collectives/collective_request.h).
-enum class OpKind : uint8_t { kSend, kRecv, kCollective };
+enum class OpKind : uint8_t { kSend, kRecv };
 
 // e.g. "send by rank 0 to rank 1 (tag 5, group world)"; peer or tag -1 means any.
 std::string describe_op(OpKind kind, const GroupState& group, int peer, int tag);
@@ -35,7 +35,7 @@ enum class OpStage : uint8_t {
   kDone,
 };
 
-class RequestState {
+class RequestState final : public base::Operation {
  public:
   RequestState(OpKind kind, p2p::Engine* engine, std::shared_ptr<const GroupState> group,
                const Tensor& tensor, int peer_world, int peer, int tag)
@@ -48,6 +48,13 @@ class RequestState {
         tag(tag) {}
 
   std::string describe() const { return describe_op(kind, *group, peer, tag); }
+
+  // base::Operation, for the Request handle (p2p/request_state.cc). A completed request
+  // never touches its engine, which may be gone by now.
+  bool test() override;
+  void wait(Timeout timeout) override;
+  bool cancel() override;
+  Result result() const override { return {peer, tag, bytes, cancelled}; }
 
   const OpKind kind;
   p2p::Engine* const engine;
@@ -62,6 +69,7 @@ class RequestState {
   OpStage stage = OpStage::kPosted;
   uint64_t id = 0;          // send_id of a rendezvous send, recv_id of a matched large recv
   uint64_t received = 0;    // large recv: payload bytes arrived so far
+  uint64_t posted = 0;      // recv: its posting number in its group's Matcher
   uint64_t remote_id = 0;   // large send being streamed: the receiver's recv_id
   bool user_async = false;  // counts towards the engine's outstanding asynchronous work
   // send: completes only once a receive has matched it (MPI_Ssend), so it never goes
@@ -80,6 +88,8 @@ class RequestState {
   std::function<void()> finish_on_device;
   std::once_flag finished_on_device;
   std::shared_ptr<void> staging;
+  // Runs finish_on_device once, when the request has completed without error.
+  void finish_device_copy();
 
   // While the operation is pending the engine keeps it alive through `self` (the caller
   // may drop its handle) and links it into its list of pending operations.

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "base/operation.h"
 #include "collectives/collective_group.h"
 #include "p2p/group_state.h"
 #include "p2p/request_state.h"
@@ -50,12 +51,11 @@ struct Handles {
   static const std::shared_ptr<const GroupRecord>& record(const Group& group) {
     return group.record_;
   }
-  static Request request(std::shared_ptr<p2p::RequestState> state) {
+  static Request request(std::shared_ptr<base::Operation> state) {
     return Request(std::move(state));
   }
-  static const std::shared_ptr<p2p::RequestState>& state(const Request& request) {
-    return request.state_;
-  }
+  // Null for an empty handle.
+  static base::Operation* operation(const Request& request) { return request.state_.get(); }
   static MatchedMessage matched(const ProbeResult& found, std::shared_ptr<void> message) {
     MatchedMessage m;
     m.found_ = found;

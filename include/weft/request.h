@@ -12,8 +12,8 @@
 
 namespace weft {
 
-namespace p2p {
-class RequestState;
+namespace base {
+class Operation;
 }
 namespace runtime {
 struct Handles;
@@ -50,8 +50,9 @@ class Request {
 
  private:
   friend struct runtime::Handles;
-  explicit Request(std::shared_ptr<p2p::RequestState> state) : state_(std::move(state)) {}
-  std::shared_ptr<p2p::RequestState> state_;
+  explicit Request(std::shared_ptr<base::Operation> state) : state_(std::move(state)) {}
+  // A point-to-point request or an asynchronous collective.
+  std::shared_ptr<base::Operation> state_;
 };
 
 }  // namespace weft

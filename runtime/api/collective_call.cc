@@ -263,8 +263,8 @@ Request run_async(CollectiveCall call) {
   Context& c = context(call.op);
   prepare_device(call);
   int tag = call.group->collectives.take_tag();
-  auto request = std::make_shared<collectives::CollectiveRequest>(call.group->messages,
-                                                                  describe(call, nullptr));
+  auto request = std::make_shared<collectives::CollectiveRequest>(describe(call, nullptr),
+                                                                  call.group->timeout());
   Engine* engine = c.engine.get();
   ScratchPool* scratch = &c.scratch;
   ScheduleCache* schedules = &c.schedules;

@@ -93,10 +93,10 @@ RecvResult recv(const Tensor& tensor, int src, int tag, const Group& group, Time
     layer.deliver(tensor, staged, r->bytes);
     return RecvResult{r->peer, r->tag, r->bytes};
   }
-  // Not user_async: the caller waits at once, so the progress thread is not woken.
-  auto r = runtime::context("recv").engine->irecv(g, tensor, src, tag, false);
-  finish(r, timeout);
-  return RecvResult{r->peer, r->tag, r->bytes};
+  // The engine's blocking receive: no request for a message already waiting, one in
+  // its own frame otherwise; a timeout withdraws it, as finish() does.
+  return runtime::context("recv").engine->recv(g, tensor, src, tag,
+                                               timeout.count() >= 0 ? timeout : g->timeout);
 }
 
 Request isend(const Tensor& tensor, int dst, int tag, const Group& group) {

@@ -15,17 +15,25 @@
 namespace weft {
 namespace {
 
+using base::Operation;
+using collectives::CollectiveRequest;
 using p2p::RequestState;
 
-// The only reads of Request's private state in this file: what a request is, and
-// whether it is done without making progress.
-RequestState* state_of(const Request& request) { return runtime::Handles::state(request).get(); }
-bool is_collective(const RequestState& s) { return s.kind == p2p::OpKind::kCollective; }
+// The only reads of Request's private state in this file: which kind of operation a
+// request is, and whether it is done without making progress.
+Operation* operation_of(const Request& request) { return runtime::Handles::operation(request); }
+RequestState* p2p_of(Operation* op) { return dynamic_cast<RequestState*>(op); }
+CollectiveRequest* collective_of(Operation* op) { return dynamic_cast<CollectiveRequest*>(op); }
+bool done_now(Operation* op) {
+  if (RequestState* s = p2p_of(op)) return s->done.load(std::memory_order_acquire);
+  return collective_of(op)->done();
+}
 
-// Completed, without polling: the engine's flag, then is_completed() for what a device
-// receive still does once its message is in (is_completed never polls a done request).
+// Completed, without polling: the operation's flag, then is_completed() for what a
+// device receive still does once its message is in (is_completed never polls a done
+// request).
 bool completed_now(const Request& request) {
-  return state_of(request)->done.load(std::memory_order_acquire) && request.is_completed();
+  return done_now(operation_of(request)) && request.is_completed();
 }
 
 std::optional<size_t> lowest_completed(std::span<const Request> requests) {
@@ -36,22 +44,32 @@ std::optional<size_t> lowest_completed(std::span<const Request> requests) {
 }
 
 // The valid requests not done yet.
-std::vector<RequestState*> pending(std::span<const Request> requests) {
-  std::vector<RequestState*> states;
+std::vector<Operation*> pending(std::span<const Request> requests) {
+  std::vector<Operation*> ops;
   for (const Request& r : requests) {
     if (!r.valid()) continue;
-    RequestState* s = state_of(r);
-    if (!s->done.load(std::memory_order_acquire)) states.push_back(s);
+    Operation* op = operation_of(r);
+    if (!done_now(op)) ops.push_back(op);
   }
-  return states;
+  return ops;
+}
+
+Timeout timeout_of(Operation* op) {
+  if (RequestState* s = p2p_of(op)) return s->group->timeout;
+  return collective_of(op)->timeout();
+}
+
+std::string describe(Operation* op) {
+  if (RequestState* s = p2p_of(op)) return s->describe();
+  return collective_of(op)->description();
 }
 
 // kDefaultTimeout: the longest of the requests' groups' timeouts, so that no request is
 // given up on sooner than a wait for it alone would give up.
-Timeout resolve(Timeout timeout, std::span<RequestState* const> states) {
+Timeout resolve(Timeout timeout, std::span<Operation* const> ops) {
   if (timeout.count() >= 0) return timeout;
   Timeout longest{0};
-  for (const RequestState* s : states) longest = std::max(longest, s->group->timeout);
+  for (Operation* op : ops) longest = std::max(longest, timeout_of(op));
   return longest;
 }
 
@@ -60,11 +78,11 @@ std::string timeout_text(Timeout t) { return " (timeout " + std::to_string(t.cou
 // One round of progress for test_any and test_some: each peer's link once (an
 // any-source receive's poll covers every link), as is_completed() on each request would,
 // without polling one link once per request. Collectives progress in the background.
-void progress_once(std::span<RequestState* const> states) {
+void progress_once(std::span<Operation* const> ops) {
   std::vector<int> polled;
-  for (RequestState* s : states) {
-    if (is_collective(*s) || std::find(polled.begin(), polled.end(), s->peer_world) != polled.end())
-      continue;
+  for (Operation* op : ops) {
+    RequestState* s = p2p_of(op);
+    if (!s || std::find(polled.begin(), polled.end(), s->peer_world) != polled.end()) continue;
     s->engine->test(*s);
     if (s->peer_world < 0) return;
     polled.push_back(s->peer_world);
@@ -73,15 +91,15 @@ void progress_once(std::span<RequestState* const> states) {
 
 // Blocks until one of `states` (none done yet, at least one) is done, or throws
 // TimeoutError at `deadline`; `op` and `timeout` are for its message.
-void wait_for_one(std::span<RequestState* const> states, base::Deadline deadline, const char* op,
+void wait_for_one(std::span<Operation* const> states, base::Deadline deadline, const char* op,
                   Timeout timeout) {
   std::vector<RequestState*> p2p_states;
-  std::vector<collectives::CollectiveRequest*> collective_states;
-  for (RequestState* s : states) {
-    if (is_collective(*s)) {
-      collective_states.push_back(static_cast<collectives::CollectiveRequest*>(s));
+  std::vector<CollectiveRequest*> collective_states;
+  for (Operation* s : states) {
+    if (RequestState* p = p2p_of(s)) {
+      p2p_states.push_back(p);
     } else {
-      p2p_states.push_back(s);
+      collective_states.push_back(collective_of(s));
     }
   }
   try {
@@ -101,13 +119,10 @@ void wait_for_one(std::span<RequestState* const> states, base::Deadline deadline
   // A collective completes in the background thread, which wakes no one sleeping in the
   // engine: wait in short slices, looking at every request after each.
   constexpr Timeout kSlice{1};
-  auto any_done = [&] {
-    return std::any_of(states.begin(), states.end(),
-                       [](RequestState* s) { return s->done.load(std::memory_order_acquire); });
-  };
+  auto any_done = [&] { return std::any_of(states.begin(), states.end(), done_now); };
   while (!any_done()) {
     if (deadline.expired()) {
-      throw TimeoutError(std::string(op) + ": " + states[0]->describe() +
+      throw TimeoutError(std::string(op) + ": " + describe(states[0]) +
                          ": not completed before the deadline (and " +
                          std::to_string(states.size() - 1) + " more operations pending)" +
                          timeout_text(timeout));
@@ -129,7 +144,7 @@ void wait_for_one(std::span<RequestState* const> states, base::Deadline deadline
 
 std::optional<size_t> wait_any(std::span<const Request> requests, Timeout timeout) {
   if (auto done = lowest_completed(requests)) return done;
-  std::vector<RequestState*> states = pending(requests);
+  std::vector<Operation*> states = pending(requests);
   if (states.empty()) {
     // Every valid request is done (a device receive's copy failed in between) or none is
     // valid: nothing to wait for.
@@ -141,20 +156,19 @@ std::optional<size_t> wait_any(std::span<const Request> requests, Timeout timeou
 }
 
 void wait_all(std::span<const Request> requests, Timeout timeout) {
-  std::vector<RequestState*> states = pending(requests);
+  std::vector<Operation*> states = pending(requests);
   if (!states.empty()) {
     Timeout t = resolve(timeout, states);
     base::Deadline deadline = base::Deadline::after(t);
     // One request at a time, in order, under one deadline: each wait then polls its
     // own peer's link directly, and the requests that completed meanwhile cost nothing.
     for (size_t i = 0; i < states.size(); ++i) {
-      if (states[i]->done.load(std::memory_order_acquire)) continue;
+      if (done_now(states[i])) continue;
       try {
         wait_for_one(std::span(&states[i], 1), deadline, "wait_all", t);
       } catch (const TimeoutError& e) {
-        size_t left = std::count_if(states.begin() + i + 1, states.end(), [](RequestState* s) {
-          return !s->done.load(std::memory_order_acquire);
-        });
+        size_t left = std::count_if(states.begin() + i + 1, states.end(),
+                                    [](Operation* s) { return !done_now(s); });
         if (left == 0) throw;
         throw TimeoutError(std::string(e.what()) + "; " + std::to_string(left) +
                            " more operations still pending");
@@ -169,14 +183,14 @@ void wait_all(std::span<const Request> requests, Timeout timeout) {
 
 std::optional<size_t> test_any(std::span<const Request> requests) {
   if (auto done = lowest_completed(requests)) return done;
-  std::vector<RequestState*> states = pending(requests);
+  std::vector<Operation*> states = pending(requests);
   if (states.empty()) return lowest_completed(requests);
   progress_once(states);
   return lowest_completed(requests);
 }
 
 std::vector<size_t> test_some(std::span<const Request> requests) {
-  std::vector<RequestState*> states = pending(requests);
+  std::vector<Operation*> states = pending(requests);
   if (!states.empty()) progress_once(states);
   std::vector<size_t> done;
   for (size_t i = 0; i < requests.size(); ++i) {

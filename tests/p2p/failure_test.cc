@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <numeric>
 #include <thread>
 #include <vector>
@@ -195,6 +196,68 @@ TEST(Failures, AnySourceReceiveFailsWhenAPeerCrashes) {
   EXPECT_EQ(ranks[0].exit_code, 0) << ranks[0].output;
   EXPECT_EQ(ranks[1].exit_code, 0) << ranks[1].output;
   EXPECT_EQ(ranks[2].signal, SIGKILL);
+}
+
+TEST(Failures, BlockingReceiveTimingOutMidTransferLeavesItsBufferAlone) {
+  // The blocking receive matches a large message, then times out while the payload is
+  // still moving: it is withdrawn before the call returns, the rest of the payload is
+  // discarded, and the next messages arrive as usual.
+  expect_all_succeeded(run_ranks(2, [](int rank) {
+    weft::init_process_group();
+    std::vector<uint8_t> big(512u << 20, 0x11);
+    if (rank == 1) {
+      weft::send(weft::view(big), 0, 1);  // completes: the receiver discards the rest
+      int32_t value = 42;
+      weft::send(weft::view(std::span(&value, 1)), 0, 2);
+    } else {
+      weft::probe(1, 1);  // the announcement is here: the receive matches it at once
+      bool timed_out = false;
+      try {
+        weft::recv(weft::view(big), 1, 1, weft::Group(), 1ms);
+      } catch (const weft::TimeoutError& e) {
+        timed_out = true;
+        EXPECT_NE(std::string(e.what()).find("recv by rank 0 from rank 1"), std::string::npos)
+            << e.what();
+      }
+      // 512 MiB in a millisecond would be a surprise, but not an error.
+      if (timed_out) {
+        std::fill(big.begin(), big.end(), 0x33);
+        int32_t value = 0;
+        EXPECT_EQ(weft::recv(weft::view(std::span(&value, 1)), 1, 2), 1);
+        EXPECT_EQ(value, 42);
+        std::this_thread::sleep_for(100ms);
+        EXPECT_EQ(std::count(big.begin(), big.end(), 0x33), static_cast<long>(big.size()));
+      } else {
+        int32_t value = 0;
+        weft::recv(weft::view(std::span(&value, 1)), 1, 2);
+      }
+    }
+    weft::destroy_process_group();
+  }));
+}
+
+TEST(Failures, BlockingReceiveFromAPeerKilledMidTransferFailsNamingIt) {
+  auto ranks = run_ranks(2, [](int rank) {
+    weft::init_process_group();
+    std::vector<uint8_t> big(512u << 20);
+    if (rank == 1) {
+      wait_for_peer(0, 1);
+      weft::Request r = weft::isend(weft::view(big), 0, 0);
+      std::this_thread::sleep_for(2ms);
+      raise(SIGKILL);
+    }
+    signal_peer(1, 1);
+    try {
+      weft::recv(weft::view(big), 1, 0, weft::Group(), 60s);
+      ADD_FAILURE() << "a 512 MiB transfer finished although its sender was killed";
+    } catch (const weft::PeerError& e) {
+      EXPECT_EQ(e.peer(), 1);
+      EXPECT_NE(std::string(e.what()).find("rank 1 ("), std::string::npos) << e.what();
+    }
+    weft::destroy_process_group();
+  });
+  EXPECT_EQ(ranks[1].signal, SIGKILL);
+  EXPECT_EQ(ranks[0].exit_code, 0) << ranks[0].output;
 }
 
 TEST(Failures, PendingReceiveFromDepartedPeerFails) {

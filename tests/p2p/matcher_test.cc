@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 namespace {
 
 using weft::p2p::Matcher;
@@ -72,6 +74,60 @@ TEST(Matcher, FindingAMessageLeavesItForTheReceiveThatWouldTakeIt) {
   EXPECT_EQ(m.take_unexpected(1, 3), second);
   EXPECT_EQ(m.find_unexpected(-1, 3), nullptr);
   EXPECT_EQ(m.find_unexpected(-1, -1), other_tag.get());
+}
+
+TEST(Matcher, ArrivingMessageTakesTheEarliestPostedOfNamedAndAnySourceReceives) {
+  // Receives naming a source and any-source receives wait in queues of their own; the
+  // posting order between them still decides.
+  Matcher m;
+  auto any1 = recv(-1, 1), from1_a = recv(1, 1), any2 = recv(-1, -1), from1_b = recv(1, -1);
+  m.add_posted(any1);
+  m.add_posted(from1_a);
+  m.add_posted(any2);
+  m.add_posted(from1_b);
+  EXPECT_EQ(m.take_posted(1, 1), any1);     // posted before from1_a
+  EXPECT_EQ(m.take_posted(1, 1), from1_a);  // posted before any2
+  EXPECT_EQ(m.take_posted(2, 1), any2);     // only any-source receives take rank 2's
+  EXPECT_EQ(m.take_posted(1, 9), from1_b);
+  EXPECT_EQ(m.take_posted(1, 1), nullptr);
+  EXPECT_EQ(m.posted_count(), 0u);
+}
+
+TEST(Matcher, AnySourceReceiveTakesTheEarliestArrivalOfAnySource) {
+  Matcher m;
+  m.add_unexpected(message(2, 5, 0));
+  m.add_unexpected(message(1, 6, 0));
+  m.add_unexpected(message(1, 5, 1));
+  m.add_unexpected(message(0, 5, 0));
+  EXPECT_EQ(m.find_unexpected(-1, 6)->header.src, 1);
+  auto first = m.take_unexpected(-1, 5);
+  EXPECT_EQ(first->header.src, 2);
+  auto second = m.take_unexpected(-1, 5);  // rank 1's tag-5 arrived before rank 0's
+  EXPECT_EQ(second->header.src, 1);
+  EXPECT_EQ(second->header.seq, 1u);
+  EXPECT_EQ(m.take_unexpected(-1, -1)->header.tag, 6);
+  EXPECT_EQ(m.take_unexpected(0, 5)->header.src, 0);
+  EXPECT_EQ(m.find_unexpected(-1, -1), nullptr);
+}
+
+TEST(Matcher, QueuesKeepTheirOrderAcrossReuse) {
+  // Many rounds through the queues' reused storage, with removals from the middle.
+  Matcher m;
+  for (int round = 0; round < 100; ++round) {
+    std::vector<std::shared_ptr<RequestState>> posted;
+    for (int i = 0; i < 1 + round % 13; ++i) {
+      posted.push_back(recv(i % 3 == 0 ? -1 : 1, i));
+      m.add_posted(posted.back());
+    }
+    if (posted.size() > 2) {
+      EXPECT_TRUE(m.remove_posted(posted[1].get()));
+    }
+    for (size_t i = 0; i < posted.size(); ++i) {
+      if (i == 1 && posted.size() > 2) continue;
+      EXPECT_EQ(m.take_posted(1, static_cast<int>(i)), posted[i]) << round << " " << i;
+    }
+    EXPECT_EQ(m.posted_count(), 0u);
+  }
 }
 
 TEST(Matcher, RemovingAndFilteringReceives) {

@@ -69,7 +69,7 @@ bool TcpLink::send(const transport::FrameHeader& header, const void* payload, vo
     ++write_calls_;
     ssize_t n = ::sendmsg(fd_.get(), &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-      fail(std::string("send failed: ") + std::strerror(errno));
+      write_failed(std::string("send failed: ") + std::strerror(errno));
       return false;
     }
     frame.written = n > 0 ? static_cast<uint64_t>(n) : 0;
@@ -105,10 +105,20 @@ bool TcpLink::abandon(void* cookie) {
 }
 
 void TcpLink::progress() {
-  if (!failed()) read();
+  if (!failed()) {
+    in_read_ = true;
+    read();
+    in_read_ = false;
+    if (!write_failure_.empty()) fail(write_failure_);
+  }
   socket_full_ = false;  // the one place that tries a full socket again
   if (!failed()) flush();
   report_failure(handler_);
+}
+
+void TcpLink::write_failed(const std::string& why) {
+  if (!in_read_) return fail(why);
+  if (write_failure_.empty()) write_failure_ = why;
 }
 
 bool TcpLink::next_frame() {
@@ -119,7 +129,7 @@ bool TcpLink::next_frame() {
 }
 
 void TcpLink::flush() {
-  if (in_flush_ || burst_depth_ > 0 || failed()) return;
+  if (in_flush_ || burst_depth_ > 0 || failed() || !write_failure_.empty()) return;
   in_flush_ = true;
   while (current_ || next_frame()) {
     // Gather the current frame and the control frames behind it into one writev.
@@ -155,7 +165,7 @@ void TcpLink::flush() {
         socket_full_ = true;
         break;
       }
-      fail(std::string("send failed: ") + std::strerror(errno));
+      write_failed(std::string("send failed: ") + std::strerror(errno));
       break;
     }
     // Retire what was written: the current frame first, then the gathered ones, in the

@@ -49,6 +49,10 @@ class TcpLink final : public transport::Link {
   bool next_frame();  // moves the next frame to write into current_
   void read();
   bool consume_staging();  // false once the link failed
+  // A write failed (the peer is gone). While frames are being read, the failure waits
+  // until the read is over: answering one frame (a clear-to-send, say) must not lose
+  // the frames the peer sent after it, already received, before it went.
+  void write_failed(const std::string& why);
 
   int peer_;
   base::Fd fd_;
@@ -66,6 +70,8 @@ class TcpLink final : public transport::Link {
   // writes again.
   bool socket_full_ = false;
   uint64_t write_calls_ = 0;
+  bool in_read_ = false;
+  std::string write_failure_;  // a write failure read() has yet to report; empty: none
 
   // Read side.
   std::vector<std::byte> staging_;
