@@ -11,7 +11,6 @@
 #include <cstring>
 #include <map>
 #include <mutex>
-#include <sstream>
 
 #include "base/env.h"
 #include "base/fnv_hash.h"
@@ -19,41 +18,13 @@
 #include "base/log.h"
 #include "base/random_id.h"
 #include "base/socket.h"
+#include "rendezvous/discovery_announcement.h"
 #include "weft/error.h"
 
 namespace weft::rendezvous {
 namespace {
 
-const char* kMagic = "weft-discovery-1";
 constexpr size_t kMaxDatagram = 1024;
-
-struct Announcement {
-  uint64_t nonce = 0;
-  int world_size = 0;
-  int requested_rank = -1;
-  uint16_t store_port = 0;
-  int heard = 0;
-  uint64_t digest = 0;  // of the nonces heard: equal digests, equal member lists
-  std::string group_hex;
-};
-
-std::string encode(const Announcement& a) {
-  std::ostringstream out;
-  out << kMagic << ' ' << a.nonce << ' ' << a.world_size << ' ' << a.requested_rank << ' '
-      << a.store_port << ' ' << a.heard << ' ' << a.digest << " g"
-      << a.group_hex;  // "g": never an empty field
-  return out.str();
-}
-
-bool decode(const std::string& text, Announcement& a) {
-  std::istringstream in(text);
-  std::string magic;
-  in >> magic >> a.nonce >> a.world_size >> a.requested_rank >> a.store_port >> a.heard >>
-      a.digest >> a.group_hex;
-  if (in.fail() || magic != kMagic || a.group_hex.empty() || a.group_hex[0] != 'g') return false;
-  a.group_hex.erase(0, 1);
-  return true;
-}
 
 // Of the nonces in order (a std::map keeps them sorted).
 template <typename Members>
@@ -170,7 +141,7 @@ void MulticastDiscovery::announce_loop() {
         std::lock_guard<std::mutex> lock(s.mutex);
         s.self.heard = static_cast<int>(s.members.size());
         s.self.digest = digest_of(s.members);
-        datagram = encode(s.self);
+        datagram = encode_announcement(s.self);
       }
       // A failed send (no route yet, a full buffer) is retried with the next one.
       sendto(s.fd.get(), datagram.data(), datagram.size(), MSG_NOSIGNAL, s.group.get(),
@@ -188,7 +159,7 @@ void MulticastDiscovery::announce_loop() {
     ssize_t n = recvfrom(s.fd.get(), buffer, sizeof buffer, 0, reinterpret_cast<sockaddr*>(&from),
                          &from_length);
     Announcement a;
-    if (n <= 0 || !decode(std::string(buffer, static_cast<size_t>(n)), a)) continue;
+    if (n <= 0 || !decode_announcement(std::string(buffer, static_cast<size_t>(n)), a)) continue;
     if (a.group_hex != s.self.group_hex || a.world_size != s.self.world_size) continue;
     base::SocketAddress sender =
         base::SocketAddress::from(reinterpret_cast<sockaddr*>(&from), from_length);

@@ -23,12 +23,9 @@ uint64_t timeout_ms(base::Deadline deadline) {
   return static_cast<uint64_t>(deadline.remaining().count());
 }
 
-base::WireWriter request(StoreOp op, base::Deadline deadline,
-                         const std::vector<std::string>& keys) {
-  base::WireWriter w;
-  w.u8(static_cast<uint8_t>(op)).u64(timeout_ms(deadline)).u32(static_cast<uint32_t>(keys.size()));
-  for (const auto& k : keys) w.str(k);
-  return w;
+std::string request(StoreOp op, base::Deadline deadline, const std::vector<std::string>& keys,
+                    std::string value = "", int64_t delta = 0) {
+  return encode_request({op, timeout_ms(deadline), keys, std::move(value), delta});
 }
 
 // The store would not take this connection (too many connections, no file descriptor
@@ -43,18 +40,8 @@ class StoreRefused : public Error {
 std::optional<std::string> refusal_left_on(int fd) {
   char buf[4096];
   const ssize_t n = ::recv(fd, buf, sizeof buf, MSG_DONTWAIT | MSG_PEEK);
-  uint32_t len = 0;
-  if (n < static_cast<ssize_t>(sizeof len + 1)) return std::nullopt;
-  std::memcpy(&len, buf, sizeof len);
-  if (len > n - sizeof len ||
-      static_cast<uint8_t>(buf[sizeof len]) != static_cast<uint8_t>(StoreStatus::kRefused)) {
-    return std::nullopt;
-  }
-  try {
-    return base::WireReader(std::string(buf + sizeof len + 1, len - 1), "store refusal").str();
-  } catch (const Error&) {
-    return std::nullopt;
-  }
+  if (n <= 0) return std::nullopt;
+  return parse_refusal(std::string_view(buf, static_cast<size_t>(n)));
 }
 
 std::string join_keys(const std::vector<std::string>& keys) {
@@ -101,7 +88,7 @@ void TcpStoreClient::authenticate(base::Deadline deadline) {
   auto token = base::env::get("WEFT_AUTH_TOKEN");
   if (!token) return;
   try {
-    call(request(StoreOp::kAuth, deadline, {*token}).take(), deadline, "authenticate");
+    call(request(StoreOp::kAuth, deadline, {*token}), deadline, "authenticate");
   } catch (const StoreRefused&) {
     throw;
   } catch (const Error& e) {
@@ -133,53 +120,48 @@ std::string TcpStoreClient::call(const std::string& req, base::Deadline deadline
     throw;
   }
   if (reply.empty()) throw Error(ErrorCode::kInternal, what + ": empty reply");
-  auto status = static_cast<StoreStatus>(static_cast<uint8_t>(reply[0]));
-  std::string body = reply.substr(1);
-  if (status == StoreStatus::kRefused) {
-    fd_.reset();
-    throw StoreRefused(what + ": the store refused this connection: " +
-                       base::WireReader(body, "store reply").str());
+  if (static_cast<uint8_t>(reply[0]) == static_cast<uint8_t>(StoreStatus::kRefused)) fd_.reset();
+  StoreReply r = parse_reply(reply);
+  if (r.status == StoreStatus::kRefused) {
+    throw StoreRefused(what + ": the store refused this connection: " + r.message);
   }
-  if (status == StoreStatus::kTimedOut) {
-    std::string missing = base::WireReader(body, "store reply").str();
-    throw TimeoutError(what + ": timed out waiting for key(s): " + missing);
+  if (r.status == StoreStatus::kTimedOut) {
+    throw TimeoutError(what + ": timed out waiting for key(s): " + r.message);
   }
-  if (status != StoreStatus::kOk) {
-    throw Error(ErrorCode::kInternal, what + ": the store refused the request: " +
-                                          base::WireReader(body, "store reply").str());
+  if (r.status != StoreStatus::kOk) {
+    throw Error(ErrorCode::kInternal, what + ": the store refused the request: " + r.message);
   }
-  return body;
+  return std::move(r.body);
 }
 
 void TcpStoreClient::set(const std::string& key, const std::string& value,
                          base::Deadline deadline) {
-  call(request(StoreOp::kSet, deadline, {key}).str(value).take(), deadline, "set " + key);
+  call(request(StoreOp::kSet, deadline, {key}, value), deadline, "set " + key);
 }
 
 std::string TcpStoreClient::get(const std::string& key, base::Deadline deadline) {
-  std::string body = call(request(StoreOp::kGet, deadline, {key}).take(), deadline, "get " + key);
-  return base::WireReader(body, "store reply").str();
+  std::string body = call(request(StoreOp::kGet, deadline, {key}), deadline, "get " + key);
+  return reply_value(body);
 }
 
 int64_t TcpStoreClient::add(const std::string& key, int64_t delta, base::Deadline deadline) {
   std::string body =
-      call(request(StoreOp::kAdd, deadline, {key}).i64(delta).take(), deadline, "add " + key);
-  return base::WireReader(body, "store reply").i64();
+      call(request(StoreOp::kAdd, deadline, {key}, "", delta), deadline, "add " + key);
+  return reply_counter(body);
 }
 
 void TcpStoreClient::wait(const std::vector<std::string>& keys, base::Deadline deadline) {
-  call(request(StoreOp::kWait, deadline, keys).take(), deadline, "wait " + join_keys(keys));
+  call(request(StoreOp::kWait, deadline, keys), deadline, "wait " + join_keys(keys));
 }
 
 bool TcpStoreClient::check(const std::vector<std::string>& keys, base::Deadline deadline) {
-  std::string body = call(request(StoreOp::kCheck, deadline, keys).take(), deadline, "check");
-  return base::WireReader(body, "store reply").u8() != 0;
+  std::string body = call(request(StoreOp::kCheck, deadline, keys), deadline, "check");
+  return reply_flag(body);
 }
 
 bool TcpStoreClient::delete_key(const std::string& key, base::Deadline deadline) {
-  std::string body =
-      call(request(StoreOp::kDelete, deadline, {key}).take(), deadline, "delete " + key);
-  return base::WireReader(body, "store reply").u8() != 0;
+  std::string body = call(request(StoreOp::kDelete, deadline, {key}), deadline, "delete " + key);
+  return reply_flag(body);
 }
 
 }  // namespace weft::rendezvous

@@ -28,6 +28,10 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
 
 namespace weft::rendezvous {
 
@@ -43,5 +47,65 @@ inline constexpr auto kPreAuthDeadline = std::chrono::milliseconds(10000);
 inline constexpr uint64_t kMaxPendingReplies = 2ull * kMaxStoreRecord;
 inline constexpr uint64_t kDefaultMaxBuffered = 256ull << 20;  // WEFT_STORE_MAX_BUFFERED
 inline constexpr int kDefaultMaxConnections = 65536;           // WEFT_STORE_MAX_CONNECTIONS
+
+// A request as the server reads it. Parsing and encoding live here, apart from the
+// sockets, so that both can be tested (and fuzzed) on plain bytes.
+struct StoreRequest {
+  StoreOp op{};
+  uint64_t timeout_ms = kNoTimeout;
+  std::vector<std::string> keys;
+  std::string value;  // kSet
+  int64_t delta = 0;  // kAdd
+};
+
+// The record of `r`, as the client sends it (without the length prefix).
+std::string encode_request(const StoreRequest& r);
+
+// A request record (without its length prefix). Error (kInvalidArgument or kInternal)
+// for an unknown op, a key count outside [1, kMaxStoreKeys], a truncated record or
+// trailing bytes.
+StoreRequest parse_request(std::string_view record);
+
+// Where the next record of a connection's buffered input stands: its length prefix is
+// still incomplete or the record is (kIncomplete), it declares more than the limit
+// (kTooLong, `length` says how much), or it is all there (kComplete: `length` bytes
+// after the 4-byte prefix).
+struct RecordFrame {
+  enum State { kIncomplete, kTooLong, kComplete } state = kIncomplete;
+  uint32_t length = 0;
+};
+RecordFrame frame_record(std::string_view buffered, uint32_t limit);
+
+// When a waiting request that arrived at `now` times out: never for kNoTimeout, and
+// saturating at time_point::max() for timeouts too long to represent.
+std::chrono::steady_clock::time_point request_deadline(std::chrono::steady_clock::time_point now,
+                                                       uint64_t timeout_ms);
+
+// A reply: its status and the bytes after it. For any status but kOk the body is the
+// server's text (the reason, or the missing keys), which `message` holds.
+struct StoreReply {
+  StoreStatus status = StoreStatus::kOk;
+  std::string body;
+  std::string message;
+};
+
+// A reply record of status `status` (not kOk) carrying `message`.
+std::string encode_status_reply(StoreStatus status, std::string_view message);
+
+// A reply record (without its length prefix). Error(kInternal) when it is empty, or when
+// a status other than kOk does not carry its text. Statuses the client does not know
+// are kept as they are (the client treats them as a refused request).
+StoreReply parse_reply(std::string_view record);
+
+// The reason in a kRefused record at the start of `peeked` (what a client finds unread
+// on a connection the server closed), length prefix included; nullopt when `peeked`
+// does not start with a whole one.
+std::optional<std::string> parse_refusal(std::string_view peeked);
+
+// The bodies of kOk replies: kGet's value, kAdd's new value, kCheck's and kDelete's
+// answer. Error(kInternal) when the body is too short for it.
+std::string reply_value(std::string_view body);
+int64_t reply_counter(std::string_view body);
+bool reply_flag(std::string_view body);
 
 }  // namespace weft::rendezvous

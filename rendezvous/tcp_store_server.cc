@@ -25,33 +25,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-struct Request {
-  StoreOp op{};
-  uint64_t timeout_ms = kNoTimeout;
-  std::vector<std::string> keys;
-  std::string value;
-  int64_t delta = 0;
-};
-
-Request parse_request(const std::string& record) {
-  base::WireReader in(record, "store request");
-  Request r;
-  uint8_t op = in.u8();
-  if (op < static_cast<uint8_t>(StoreOp::kSet) || op > static_cast<uint8_t>(StoreOp::kAuth)) {
-    throw Error(ErrorCode::kInvalidArgument, "unknown store op " + std::to_string(op));
-  }
-  r.op = static_cast<StoreOp>(op);
-  r.timeout_ms = in.u64();
-  uint32_t nkeys = in.u32();
-  if (nkeys == 0 || nkeys > kMaxStoreKeys) {
-    throw Error(ErrorCode::kInvalidArgument, "bad key count " + std::to_string(nkeys));
-  }
-  for (uint32_t i = 0; i < nkeys; ++i) r.keys.push_back(in.str());
-  if (r.op == StoreOp::kSet) r.value = in.str();
-  if (r.op == StoreOp::kAdd) r.delta = in.i64();
-  if (!in.done()) throw Error(ErrorCode::kInvalidArgument, "trailing bytes in store request");
-  return r;
-}
+using Request = StoreRequest;
 
 struct Client {
   base::Fd fd;
@@ -258,8 +232,7 @@ void TcpStoreServer::State::accept_clients() {
 // reply to its first request (TcpStoreClient::call looks for it when the connection
 // breaks), so it fails at once with the cause.
 void TcpStoreServer::State::refuse(int fd, const std::string& why) {
-  std::string body =
-      base::WireWriter().u8(static_cast<uint8_t>(StoreStatus::kRefused)).str(why).take();
+  std::string body = encode_status_reply(StoreStatus::kRefused, why);
   uint32_t len = static_cast<uint32_t>(body.size());
   std::string record(reinterpret_cast<const char*>(&len), sizeof len);
   record += body;
@@ -386,26 +359,22 @@ void TcpStoreServer::State::read_client(int fd) {
 void TcpStoreServer::State::process_records(int fd) {
   while (clients.count(fd) && !clients[fd].waiting) {
     Client& c = clients[fd];
-    if (c.in.size() < sizeof(uint32_t)) return;
-    uint32_t len;
-    std::memcpy(&len, c.in.data(), sizeof len);
-    if (len > record_limit(c)) {
+    const RecordFrame frame = frame_record(c.in, record_limit(c));
+    const uint32_t len = frame.length;
+    if (frame.state == RecordFrame::kTooLong) {
       drop(fd, "request of " + std::to_string(len) + " bytes exceeds the limit of " +
                    std::to_string(record_limit(c)) +
                    (record_limit(c) == kMaxPreAuthRecord ? " before authentication" : ""));
       return;
     }
-    if (c.in.size() < sizeof(uint32_t) + len) return;
+    if (frame.state == RecordFrame::kIncomplete) return;
     std::string record = c.in.substr(sizeof(uint32_t), len);
     take_input(c, sizeof(uint32_t) + len);
     Request request;
     try {
       request = parse_request(record);
     } catch (const Error& e) {
-      reply(fd, base::WireWriter()
-                    .u8(static_cast<uint8_t>(StoreStatus::kBadRequest))
-                    .str(e.what())
-                    .take());
+      reply(fd, encode_status_reply(StoreStatus::kBadRequest, e.what()));
       drop(fd, std::string("malformed request: ") + e.what());
       return;
     }
@@ -427,10 +396,8 @@ bool TcpStoreServer::State::authenticate(int fd, const Request& request) {
     return true;
   }
   const char* why = request.op == StoreOp::kAuth ? "wrong WEFT_AUTH_TOKEN" : "no WEFT_AUTH_TOKEN";
-  reply(fd, base::WireWriter()
-                .u8(static_cast<uint8_t>(StoreStatus::kBadRequest))
-                .str(std::string("authentication failed: ") + why)
-                .take());
+  reply(fd, encode_status_reply(StoreStatus::kBadRequest,
+                                std::string("authentication failed: ") + why));
   drop(fd, std::string("refused: ") + why);  // (drop logs it, naming the address)
   return false;
 }
@@ -438,10 +405,7 @@ bool TcpStoreServer::State::authenticate(int fd, const Request& request) {
 void TcpStoreServer::State::handle(int fd, Request request) {
   if (try_answer(fd, request)) return;
   // get/wait for keys that do not exist yet: park the client until they do.
-  Clock::time_point deadline = Clock::time_point::max();
-  if (request.timeout_ms != kNoTimeout) {
-    deadline = Clock::now() + std::chrono::milliseconds(request.timeout_ms);
-  }
+  const Clock::time_point deadline = request_deadline(Clock::now(), request.timeout_ms);
   clients[fd].waiting = true;
   waiters.push_back({fd, std::move(request), deadline});
 }
@@ -526,8 +490,7 @@ void TcpStoreServer::State::expire_waiters() {
     for (const auto& k : it->request.keys) {
       if (!data.count(k)) missing += (missing.empty() ? "" : ", ") + k;
     }
-    reply(it->fd,
-          base::WireWriter().u8(static_cast<uint8_t>(StoreStatus::kTimedOut)).str(missing).take());
+    reply(it->fd, encode_status_reply(StoreStatus::kTimedOut, missing));
     resumed.push_back(it->fd);
     it = waiters.erase(it);
   }

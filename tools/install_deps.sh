@@ -10,6 +10,8 @@ packages=(
   libhwloc-dev      # topology
   libibverbs-dev    # InfiniBand verbs
   clang-format      # the style check
+  clang             # the fuzzers (tools/run_fuzzers.sh, --config=fuzz), with libFuzzer
+  libclang-rt-14-dev  # and the sanitizers' runtimes (libclang_rt.fuzzer-x86_64.a)
   iproute2          # network namespaces for the multi-host and multicast tests
   openmpi-bin       # mpirun, and mpich's mpiexec.hydra: the launcher tests start weft
   mpich             # programs under them (weft never links either)

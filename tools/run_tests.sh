@@ -20,6 +20,13 @@ else
   echo "No CUDA toolkit at /usr/local/cuda: the --config=cuda build is not checked here."
 fi
 
+# Every parser of bytes from outside the process, fuzzed for a few seconds each from its
+# seed corpus (tools/run_fuzzers.sh; docs/RELIABILITY.md). Before the main run as well:
+# its --config=fuzz build would otherwise point bazel-testlogs away from the reports the
+# summary reads.
+fuzz_status=0
+tools/run_fuzzers.sh 4 || fuzz_status=1
+
 bazel test --keep_going //... "$@"
 bazel_status=$?
 
@@ -55,6 +62,7 @@ for ranks in 1 2 3 4; do
 done
 
 tools/summarize_tests.sh "clang-format check=$format_status" \
+  "libFuzzer targets, 4 s each (tools/run_fuzzers.sh)=$fuzz_status" \
   "${mpi4py_checks[@]}" \
   "include order (tools/check_layers.sh)=$layers_status" "${cuda_checks[@]}" \
   "no weft segment left in /dev/shm=$leftover_status" \

@@ -9,15 +9,12 @@
 
 #include "base/env.h"
 #include "base/log.h"
-#include "base/wire.h"
+#include "transport/tcp/handshake.h"
 #include "weft/error.h"
 
 namespace weft::transport::tcp {
 namespace {
 
-constexpr uint32_t kHelloMagic = 0x57464c4b;  // "WFLK"
-constexpr uint32_t kProtocolVersion = 2;      // 2: the handshake carries WEFT_AUTH_TOKEN
-constexpr uint32_t kMaxHandshake = 4096;
 // One dial attempt, and reading a handshake, may take at most this long, so that a
 // silent address or a stray client cannot use up the whole rendezvous deadline.
 constexpr auto kStepLimit = std::chrono::seconds(10);
@@ -37,14 +34,12 @@ base::Fd listen_wildcard() {
 std::string auth_token() { return base::env::get("WEFT_AUTH_TOKEN").value_or(""); }
 
 std::string hello(uint64_t job_id, int from, int to) {
-  return base::WireWriter()
-      .u32(kHelloMagic)
-      .u32(kProtocolVersion)
-      .u64(job_id)
-      .u32(from)
-      .u32(to)
-      .str(auth_token())
-      .take();
+  Hello h;
+  h.job_id = job_id;
+  h.from = from;
+  h.to = to;
+  h.token = auth_token();
+  return encode_hello(h);
 }
 
 }  // namespace
@@ -56,32 +51,11 @@ TcpConnector::TcpConnector(const std::optional<std::string>& ifname,
   listener_ = listen_wildcard();
   base::set_nonblocking(listener_.get(), true);
   uint16_t port = base::local_address(listener_.get()).port();
-  base::WireWriter w;
-  w.u32(static_cast<uint32_t>(port)).u32(static_cast<uint32_t>(addresses.size()));
-  for (const auto& host : addresses) w.str(host);
-  record_ = w.take();
+  record_ = encode_contact_record({port, std::move(addresses)});
 }
-
-namespace {
-
-struct ContactRecord {
-  uint16_t port;
-  std::vector<std::string> hosts;
-};
-
-ContactRecord parse_record(const std::string& record) {
-  base::WireReader in(record, "tcp contact record");
-  ContactRecord r;
-  r.port = static_cast<uint16_t>(in.u32());
-  uint32_t n = in.u32();
-  for (uint32_t i = 0; i < n; ++i) r.hosts.push_back(in.str());
-  return r;
-}
-
-}  // namespace
 
 std::string TcpConnector::describe_record(const std::string& record) {
-  ContactRecord r = parse_record(record);
+  ContactRecord r = parse_contact_record(record);
   std::string out;
   for (const auto& host : r.hosts)
     out += (out.empty() ? "" : ", ") + base::format_host_port(host, r.port);
@@ -90,7 +64,7 @@ std::string TcpConnector::describe_record(const std::string& record) {
 
 base::Fd TcpConnector::dial(int rank, int peer, const std::string& record, bool same_network,
                             base::Deadline deadline) {
-  ContactRecord r = parse_record(record);
+  ContactRecord r = parse_contact_record(record);
   std::vector<std::string> hosts;
   // Every peer listens on all its addresses, so one on this host and network namespace
   // is reached over loopback, whatever it advertised.
@@ -162,16 +136,16 @@ std::string answer_hello(PendingHandshake& h, int rank, int world, uint64_t job_
   peer = -1;
   try {
     const std::string record = h.record();  // WireReader reads it in place
-    base::WireReader in(record, "handshake");
-    uint32_t magic = in.u32(), version = in.u32();
-    uint64_t their_job = in.u64();
-    int sender = static_cast<int>(in.u32()), target = static_cast<int>(in.u32());
-    if (magic != kHelloMagic) return "not a weft peer (bad handshake)";
-    if (version != kProtocolVersion) {
-      reject = "protocol version " + std::to_string(version) + " where " +
+    const Hello hello = parse_hello(record, /*with_token=*/false);
+    const uint64_t their_job = hello.job_id;
+    const int sender = hello.from, target = hello.to;
+    if (hello.magic != kHelloMagic) return "not a weft peer (bad handshake)";
+    if (hello.version != kProtocolVersion) {
+      reject = "protocol version " + std::to_string(hello.version) + " where " +
                std::to_string(kProtocolVersion) + " was expected";
     } else if (std::string token = auth_token();
-               !token.empty() && !base::same_secret(in.str(), token)) {
+               !token.empty() &&
+               !base::same_secret(parse_hello(record, /*with_token=*/true).token, token)) {
       reject = "wrong or missing WEFT_AUTH_TOKEN";
     } else if (their_job != job_id) {
       reject = "it belongs to another job";
@@ -184,9 +158,8 @@ std::string answer_hello(PendingHandshake& h, int rank, int world, uint64_t job_
     } else {
       peer = sender;
     }
-    base::WireWriter ack;
-    ack.u32(kHelloMagic).u8(peer >= 0 ? 1 : 0).str(reject);
-    send_record(h.fd.get(), ack.take(), h.deadline, "handshake with " + h.from);
+    send_record(h.fd.get(), encode_answer({peer >= 0, reject}), h.deadline,
+                "handshake with " + h.from);
   } catch (const Error& e) {
     peer = -1;
     return e.what();
@@ -287,11 +260,9 @@ std::vector<base::Fd> TcpConnector::connect_all(int rank, const std::vector<std:
   for (int peer = 0; peer < rank; ++peer) {
     std::string what = "handshake with rank " + std::to_string(peer);
     std::string a = recv_record(fds[peer].get(), kMaxHandshake, deadline, what);
-    base::WireReader in(a, "handshake answer");
-    if (in.u32() != kHelloMagic) throw Error(ErrorCode::kPeer, what + ": not a weft peer");
-    bool ok = in.u8() != 0;
-    std::string reason = in.str();
-    if (!ok) {
+    const HelloAnswer answer = parse_answer(a, what);
+    const std::string& reason = answer.reason;
+    if (!answer.accepted) {
       throw Error(ErrorCode::kPeer, "rank " + std::to_string(peer) +
                                         " refused the connection from rank " +
                                         std::to_string(rank) + ": " + reason);
