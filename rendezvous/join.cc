@@ -154,6 +154,17 @@ JoinResult join_world(Store& store, int rank, int world_size, const std::string&
                       const std::string& self, base::Deadline deadline) {
   const std::string me = "rank " + std::to_string(rank) + " (" + self + ")";
   JoinResult result;
+  // A job that assembled here already is not this one (its ranks never join twice): the
+  // store is another job's, which holds the port this job was told to meet at. Say so,
+  // and leave that job alone.
+  if (store.check({kCompleteKey}, deadline)) {
+    int size = store.check({kJobKey}, deadline) ? std::stoi(store.get(kJobKey, deadline)) : -1;
+    throw InvalidArgument("init_process_group (" + me + "): the " + store.describe() +
+                          " belongs to another job, which assembled there with " +
+                          std::to_string(size) +
+                          " ranks: its port is in use by that job; choose another MASTER_PORT "
+                          "(or group_name)");
+  }
   // Everyone agrees with rank 0 on the world size before anyone counts as joined, so a
   // disagreement can never leave part of the job assembled.
   if (rank == 0) {

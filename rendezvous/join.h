@@ -4,7 +4,9 @@
 // The join refuses, on every process involved, a rank claimed twice and a world size
 // that differs from rank 0's; a process that knows the job cannot assemble posts the
 // reason with abort_join() so the others stop at once instead of timing out. When the
-// deadline passes it reports "x/y ranks joined; missing ranks: ...".
+// deadline passes it reports "x/y ranks joined; missing ranks: ...". A store that holds
+// a job of this name that already assembled is another job's (its port was taken
+// first): InvalidArgument saying so, and that job is left alone.
 #pragma once
 
 #include <cstdint>

@@ -189,7 +189,15 @@ int run_job(const Options& options) {
     if (node == 0) {
       // Every interface: --master-addr may be a name that resolves to loopback here.
       int family = base::resolve(store_host, store_port).front().family();
-      store.emplace(base::wildcard_address(family, store_port));
+      try {
+        store.emplace(base::wildcard_address(family, store_port));
+      } catch (const base::AddressInUse& e) {
+        throw Error(e.code(), "weftrun: node 0 cannot host the job's store: port " +
+                                  std::to_string(store_port) +
+                                  " is in use by another job or server on this host; choose "
+                                  "another --master-port (" +
+                                  e.what() + ")");
+      }
     }
     base::Deadline deadline =
         base::Deadline::after(base::env::get_seconds("WEFT_TIMEOUT", std::chrono::seconds(300)));
