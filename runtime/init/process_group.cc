@@ -1,6 +1,7 @@
 // init_process_group and destroy_process_group: rendezvous, connections, engine.
 #include "weft/process_group.h"
 
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -53,6 +54,11 @@ std::string self_description(const std::string& tcp_record = "") {
   return self + " at " + transport::tcp::TcpConnector::describe_record(tcp_record);
 }
 
+// "rank 2 (host:4242)": the process whose failure the others report.
+std::string who(int rank) {
+  return "rank " + std::to_string(rank) + " (" + self_description() + ")";
+}
+
 p2p::EngineOptions engine_options(const std::vector<runtime::PeerRecord>& records, int rank) {
   p2p::EngineOptions o;
   o.eager_limit = base::env::get_bytes("WEFT_EAGER_LIMIT", o.eager_limit);
@@ -94,6 +100,40 @@ void discover_members(runtime::Context& c, rendezvous::InitSpec& spec,
   if (job.rank == 0) c.job->store_server = std::move(candidate);
 }
 
+// Rank 0's store, on store_host's address, or on every address (a node name may resolve
+// to loopback on its own host; without MASTER_ADDR there is no name at all). A port
+// another process holds is said to be one, whatever holds it: a server of some kind, or
+// the store of another job on this host.
+std::unique_ptr<rendezvous::TcpStoreServer> host_store(const rendezvous::InitSpec& spec) {
+  std::vector<base::SocketAddress> candidates;
+  if (spec.store_host.empty()) {
+    // IPv6's wildcard takes IPv4 too; a host without IPv6 has IPv4's.
+    candidates = {base::wildcard_address(AF_INET6, spec.store_port),
+                  base::wildcard_address(AF_INET, spec.store_port)};
+  } else {
+    base::SocketAddress address = base::resolve(spec.store_host, spec.store_port).front();
+    if (spec.bind_any_address) address = base::wildcard_address(address.family(), spec.store_port);
+    candidates = {address};
+  }
+  const std::string what = "init_process_group (rank 0): cannot host the rendezvous store: ";
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    try {
+      return std::make_unique<rendezvous::TcpStoreServer>(candidates[i]);
+    } catch (const base::AddressInUse& e) {
+      throw Error(e.code(), what + "port " + std::to_string(e.port()) +
+                                " is in use by another job or server on this host; choose " +
+                                "another MASTER_PORT (" + e.what() + ")");
+    } catch (const Error& e) {
+      if (i + 1 < candidates.size()) continue;
+      throw Error(e.code(), what + e.what() +
+                                (spec.store_host.empty()
+                                     ? std::string()
+                                     : " (MASTER_ADDR must be an address of rank 0's host)"));
+    }
+  }
+  return nullptr;  // not reached: the last candidate returns or throws
+}
+
 // Opens the store: the rendezvous file, or the TCP store that rank 0 hosts unless the
 // launcher does. Returns the local address a rank advertises by default: the one that
 // routes to the store, or loopback (meaning "all of this host's addresses") for a file.
@@ -108,19 +148,11 @@ base::SocketAddress open_store(runtime::Context& c, rendezvous::InitSpec& spec,
     } else if (spec.multicast) {
       discover_members(c, spec, group_name, deadline);
     } else if (spec.rank == 0 && !spec.launcher_hosts_store) {
-      base::SocketAddress address = base::resolve(spec.store_host, spec.store_port).front();
-      if (spec.bind_any_address)
-        address = base::wildcard_address(address.family(), spec.store_port);
-      try {
-        c.job->store_server = std::make_unique<rendezvous::TcpStoreServer>(address);
-      } catch (const Error& e) {
-        throw Error(e.code(), std::string("init_process_group (rank 0): cannot host the "
-                                          "rendezvous store: ") +
-                                  e.what() + " (MASTER_ADDR must be an address of rank 0's host)");
-      }
+      c.job->store_server = host_store(spec);
     }
-    auto client =
-        std::make_unique<rendezvous::TcpStoreClient>(spec.store_host, spec.store_port, deadline);
+    // Rank 0 without MASTER_ADDR reaches its own store over loopback.
+    const std::string host = spec.store_host.empty() ? "127.0.0.1" : spec.store_host;
+    auto client = std::make_unique<rendezvous::TcpStoreClient>(host, spec.store_port, deadline);
     route = client->local_address();
     c.job->store_connection = std::move(client);
   }
@@ -143,14 +175,17 @@ base::SocketAddress open_store(runtime::Context& c, rendezvous::InitSpec& spec,
 
 // A process whose rank cannot be right tells the others before it fails, so they stop
 // at once rather than time out.
+// (Rank 0 hosting the store has no store to tell them through: they time out.)
 [[noreturn]] void refuse_rank(const rendezvous::InitSpec& spec, const std::string& group_name,
                               const InvalidArgument& error) {
-  if (!spec.singleton && !spec.store_host.empty() && !spec.multicast && !spec.pmi) {
+  const bool hosts_store = spec.rank == 0 && !spec.launcher_hosts_store;
+  if (!spec.singleton && !spec.store_host.empty() && !spec.multicast && !spec.pmi && !hosts_store) {
     try {
-      base::Deadline d = base::Deadline::after(std::chrono::seconds(1));
+      // Long enough for rank 0, started at the same moment, to open the store.
+      base::Deadline d = base::Deadline::after(std::chrono::seconds(3));
       rendezvous::TcpStoreClient client(spec.store_host, spec.store_port, d);
       rendezvous::PrefixStore store(store_namespace(group_name), client);
-      rendezvous::abort_join(store, self_description() + ": " + error.what(), d);
+      rendezvous::abort_join(store, who(spec.rank) + ": " + error.what(), d);
     } catch (const Error&) {
     }
   }
@@ -165,7 +200,8 @@ void or_abort_join(runtime::Context& c, Step step) {
   } catch (const InvalidArgument&) {
     throw;  // the job was aborted elsewhere, and that process said why
   } catch (const Error& e) {
-    rendezvous::abort_join(*c.job->store, e.what(), base::Deadline::after(std::chrono::seconds(2)));
+    rendezvous::abort_join(*c.job->store, who(c.rank) + ": " + e.what(),
+                           base::Deadline::after(std::chrono::seconds(2)));
     throw;
   }
 }
@@ -225,21 +261,24 @@ void init_process_group(const std::string& backend, const std::string& init_meth
                 "init_process_group: already initialized as rank " + std::to_string(c.rank) +
                     " of " + std::to_string(c.world_size) + "; call destroy_process_group first");
   }
-  runtime::TransportChoice transports = runtime::select_transports(backend);
-  Timeout t =
-      timeout.count() >= 0 ? timeout : base::env::get_seconds("WEFT_TIMEOUT", kDefaultGroupTimeout);
-  if (t.count() <= 0) {
-    throw InvalidArgument("init_process_group: timeout must be positive, not " +
-                          std::to_string(t.count()) + " ms");
-  }
-  base::Deadline deadline = base::Deadline::after(t);
-
   rendezvous::InitSpec spec = rendezvous::parse_init_method(init_method, world_size, rank);
+  // Once this process knows where the job meets, an argument it cannot use dooms the
+  // job: the others hear of it (refuse_rank) instead of waiting out their timeout.
+  runtime::TransportChoice transports;
+  Timeout t;
   try {
     rendezvous::check_rank(spec);
+    transports = runtime::select_transports(backend);
+    t = timeout.count() >= 0 ? timeout
+                             : base::env::get_seconds("WEFT_TIMEOUT", kDefaultGroupTimeout);
+    if (t.count() <= 0) {
+      throw InvalidArgument("init_process_group: timeout must be positive, not " +
+                            std::to_string(t.count()) + " ms");
+    }
   } catch (const InvalidArgument& e) {
     refuse_rank(spec, group_name, e);
   }
+  base::Deadline deadline = base::Deadline::after(t);
 
   if (!spec.launcher.empty() && spec.launcher != "env://") {
     WEFT_LOG(INFO) << "init_process_group: started by " << spec.launcher << ": rank " << spec.rank
