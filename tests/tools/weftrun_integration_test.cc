@@ -55,6 +55,31 @@ TEST(WeftrunIntegration, GivesEveryRankItsPlaceAndAStore) {
   }
 }
 
+TEST(WeftrunIntegration, PrintsWeftsVersion) {
+  WeftrunResult r = run_weftrun({"--version"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(std::regex_match(r.out, std::regex(R"(weftrun \(weft\) \d+\.\d+\.\d+\n)")))
+      << describe(r);
+}
+
+// --pass-local-rank: each rank's arguments end with --local_rank=N, the original
+// launcher's way; print_rank_env shows its arguments as "env ARG ..." lines, in order.
+// --use_env is accepted and changes nothing.
+TEST(WeftrunIntegration, PassesTheLocalRankAsAnArgumentWhenAsked) {
+  WeftrunResult r =
+      run_weftrun({"-n", "2", "--use_env", "--pass-local-rank", kPrintRankEnv, "RANK"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  for (int rank = 0; rank < 2; ++rank) {
+    std::string p = "[" + std::to_string(rank) + "] ";
+    EXPECT_TRUE(contains(r.out, p + "env RANK=" + std::to_string(rank) + "\n" + p +
+                                    "env --local_rank=" + std::to_string(rank) + " unset\n"))
+        << describe(r);
+  }
+  WeftrunResult plain = run_weftrun({"-n", "1", "--use_env", kPrintRankEnv, "RANK"});
+  ASSERT_EQ(plain.exit_code, 0) << describe(plain);
+  EXPECT_FALSE(contains(plain.out, "--local_rank")) << describe(plain);
+}
+
 TEST(WeftrunIntegration, RunsAWeftJobOverTheStoreItHosts) {
   WeftrunResult r = run_weftrun({"-n", "4", "--timeout", "30", kRingPass});
   ASSERT_EQ(r.exit_code, 0) << describe(r);

@@ -106,6 +106,8 @@ std::vector<LaunchUnit> rank_units(const Options& options, const JobLayout& layo
                             local,      local_ranks,       node};
     unit.request.program = options.program;
     unit.request.args = options.program_args;
+    if (options.pass_local_rank)
+      unit.request.args.push_back("--local_rank=" + std::to_string(local));
     unit.request.signal_mask = signals.rank_signal_mask();
     unit.request.default_signals = signals.rank_default_signals();
     unit.request.environment = rank_environment(inherited, exports.assignments, placement);
