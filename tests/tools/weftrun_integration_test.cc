@@ -92,6 +92,25 @@ TEST(WeftrunIntegration, RunsAWeftJobOverTheStoreItHosts) {
   }
 }
 
+// weftrun shows each line's rank in front of it; weft's log lines do not show it again.
+TEST(WeftrunIntegration, ShowsTheRankOfALogLineOnce) {
+  WeftrunResult r = run_weftrun({"-n", "2", "--timeout", "30", kRingPass}, {"WEFT_DEBUG=INFO"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  for (const char* rank : {"0", "1"}) {
+    EXPECT_TRUE(std::regex_search(
+        r.err, std::regex(std::string(R"((^|\n)\[)") + rank + R"(\] \S+:\d+ weft INFO )")))
+        << describe(r);
+  }
+  EXPECT_FALSE(std::regex_search(r.err, std::regex(R"(\[\d\] \S+:\d+ \[\d\] weft )")))
+      << describe(r);
+  // Without weftrun's prefix, the line shows its rank itself.
+  WeftrunResult bare =
+      run_weftrun({"-n", "2", "--no-prefix", "--timeout", "30", kRingPass}, {"WEFT_DEBUG=INFO"});
+  ASSERT_EQ(bare.exit_code, 0) << describe(bare);
+  EXPECT_TRUE(std::regex_search(bare.err, std::regex(R"((^|\n)\S+:\d+ \[1\] weft INFO )")))
+      << describe(bare);
+}
+
 TEST(WeftrunIntegration, ShowsThePeersOwnErrorsAfterARankDies) {
   WeftrunResult r = run_weftrun({"-n", "4", "--grace", "10", kRingPass, "kill", "2"});
   EXPECT_EQ(r.exit_code, 137) << describe(r);

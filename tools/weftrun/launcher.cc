@@ -103,7 +103,7 @@ std::vector<LaunchUnit> rank_units(const Options& options, const JobLayout& layo
     unit.index = first + local;
     unit.prefix = options.prefix_output ? rank_prefix(unit.index) : "";
     RankPlacement placement{unit.index, layout.world_size, store_host, store_port,
-                            local,      local_ranks,       node};
+                            local,      local_ranks,       node,       options.prefix_output};
     unit.request.program = options.program;
     unit.request.args = options.program_args;
     if (options.pass_local_rank)

@@ -282,11 +282,13 @@ std::string usage_text() {
          "--master_port, --use_env, --pass_local_rank) work too.\n"
          "\n"
          "Each rank gets RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, GROUP_RANK (its\n"
-         "node), MASTER_ADDR, MASTER_PORT and WEFT_LAUNCHER_STORE=1. SIGINT, SIGTERM,\n"
-         "SIGHUP and SIGQUIT are forwarded to the ranks; a second SIGINT kills them. The\n"
-         "exit status is that of the first rank to fail (128+N for a signal N), 124 on\n"
-         "--timeout, 0 when all ranks succeed. In a job on several hosts, a failure on\n"
-         "one host stops the ranks on every host, and every weftrun reports it.\n";
+         "node), MASTER_ADDR, MASTER_PORT, WEFT_LAUNCHER_STORE=1 and WEFT_RANK_PREFIXED\n"
+         "(1 unless --no-prefix: weft's log lines then leave out the rank the prefix\n"
+         "shows). SIGINT, SIGTERM, SIGHUP and SIGQUIT are forwarded to the ranks; a\n"
+         "second SIGINT kills them. The exit status is that of the first rank to fail\n"
+         "(128+N for a signal N), 124 on --timeout, 0 when all ranks succeed. In a job\n"
+         "on several hosts, a failure on one host stops the ranks on every host, and\n"
+         "every weftrun reports it.\n";
 }
 
 }  // namespace weft::weftrun
