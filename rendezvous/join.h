@@ -46,4 +46,10 @@ void abort_join(Store& store, const std::string& reason, base::Deadline deadline
 // join; for steps after join_world that wait on peers (connecting to them).
 void throw_if_aborted(Store& store, int rank, base::Deadline deadline);
 
+// For the process hosting the store, failing: when the join was aborted, waits until
+// `processes` processes (itself included) have posted or heard the abort, or until
+// `deadline`, so that ranks still connecting learn why instead of finding no store and
+// timing out. Every process that posts or hears an abort counts itself once.
+void await_abort_heard(Store& store, int processes, base::Deadline deadline);
+
 }  // namespace weft::rendezvous

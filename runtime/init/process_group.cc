@@ -39,6 +39,8 @@ std::mutex g_init_mutex;  // serialises init and destroy
 int g_generation = 0;
 
 constexpr auto kDefaultGroupTimeout = std::chrono::seconds(300);
+// How long rank 0, failing after an abort, keeps its store up for the ranks still to hear.
+constexpr auto kAbortLinger = std::chrono::seconds(30);
 // How long destroy_process_group waits for queued data to leave.
 constexpr auto kDrainTimeout = std::chrono::seconds(10);
 
@@ -206,6 +208,15 @@ void or_abort_join(runtime::Context& c, Step step) {
   }
 }
 
+// Rank 0, failing, hosts the store the others are (or will be) asking about an abort:
+// it closes it only once they have heard, or after kAbortLinger.
+void linger_after_abort(runtime::Context& c, const rendezvous::InitSpec& spec,
+                        base::Deadline deadline) {
+  if (!c.job->store_server || !c.job->store) return;
+  rendezvous::await_abort_heard(*c.job->store, spec.world_size,
+                                deadline.min(base::Deadline::after(kAbortLinger)));
+}
+
 // One TCP connection per peer, always: it carries the traffic to peers shared memory
 // cannot reach, and is the doorbell and the sign of life of those it can.
 void connect_peers(runtime::Context& c, const std::vector<runtime::PeerRecord>& records,
@@ -226,9 +237,13 @@ void connect_peers(runtime::Context& c, const std::vector<runtime::PeerRecord>& 
     shm.exchange(*c.job->store, deadline);
     for (int peer = 0; peer < c.world_size; ++peer) {
       if (peer != c.rank && !transports.tcp && !shm.reaches(peer)) {
-        throw InvalidArgument("init_process_group (rank " + std::to_string(c.rank) +
+        InvalidArgument error("init_process_group (rank " + std::to_string(c.rank) +
                               "): " + transports.setting + ", but " + c.engine->peer_name(peer) +
                               " does not share memory with this process");
+        // First-hand, unlike the InvalidArgument of an abort seen: tell the others.
+        rendezvous::abort_join(*c.job->store, who(c.rank) + ": " + error.what(),
+                               base::Deadline::after(std::chrono::seconds(2)));
+        throw error;
       }
     }
   });
@@ -291,69 +306,75 @@ void init_process_group(const std::string& backend, const std::string& init_meth
   c->timeout = t;
   base::log::set_rank(spec.rank);
 
-  runtime::PeerRecord self;
-  self.host = base::local_host_identity();
-  self.pid = getpid();
-  std::vector<runtime::PeerRecord> records{self};
-  std::unique_ptr<transport::tcp::TcpConnector> connector;
-  uint64_t job_id = 0;
   double rendezvous_ms = 0;
-  if (!spec.singleton) {
-    rendezvous::JoinResult joined;
-    while (true) {
-      try {
-        base::SocketAddress route = open_store(*c, spec, group_name, deadline);
-        connector = std::make_unique<transport::tcp::TcpConnector>(
-            base::env::get("WEFT_SOCKET_IFNAME"), route);
-        self.tcp = connector->record();
-        joined = rendezvous::join_world(*c->job->store, spec.rank, spec.world_size, self.encode(),
-                                        self_description(self.tcp), deadline);
-        break;
-      } catch (const rendezvous::StoreLost& e) {
-        // Most often the store of the previous job on this port, closing as this rank
-        // arrived: join again, at the new store.
-        // (A store found through PMI or a file cannot have moved.)
-        if (deadline.expired() || spec.pmi || spec.multicast || !spec.store_file.empty()) throw;
-        WEFT_LOG(INFO) << "lost the rendezvous store while joining (" << e.what()
-                       << "); joining again";
-        c->job->store.reset();
-        c->job->store_connection.reset();
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  try {
+    runtime::PeerRecord self;
+    self.host = base::local_host_identity();
+    self.pid = getpid();
+    self.shm = transports.shm;
+    std::vector<runtime::PeerRecord> records{self};
+    std::unique_ptr<transport::tcp::TcpConnector> connector;
+    uint64_t job_id = 0;
+    if (!spec.singleton) {
+      rendezvous::JoinResult joined;
+      while (true) {
+        try {
+          base::SocketAddress route = open_store(*c, spec, group_name, deadline);
+          connector = std::make_unique<transport::tcp::TcpConnector>(
+              base::env::get("WEFT_SOCKET_IFNAME"), route);
+          self.tcp = connector->record();
+          joined = rendezvous::join_world(*c->job->store, spec.rank, spec.world_size, self.encode(),
+                                          self_description(self.tcp), deadline);
+          break;
+        } catch (const rendezvous::StoreLost& e) {
+          // Most often the store of the previous job on this port, closing as this rank
+          // arrived: join again, at the new store.
+          // (A store found through PMI or a file cannot have moved.)
+          if (deadline.expired() || spec.pmi || spec.multicast || !spec.store_file.empty()) throw;
+          WEFT_LOG(INFO) << "lost the rendezvous store while joining (" << e.what()
+                         << "); joining again";
+          c->job->store.reset();
+          c->job->store_connection.reset();
+          std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
       }
+      job_id = joined.job_id;
+      records.clear();
+      for (int r = 0; r < spec.world_size; ++r) {
+        records.push_back(runtime::PeerRecord::decode(joined.records[r], r));
+      }
+      rendezvous_ms = ms_since(start);
+    } else {
+      WEFT_LOG(INFO) << "no rendezvous information; running as a world of one";
     }
-    job_id = joined.job_id;
-    records.clear();
-    for (int r = 0; r < spec.world_size; ++r) {
-      records.push_back(runtime::PeerRecord::decode(joined.records[r], r));
+
+    std::vector<p2p::PeerInfo> peers;
+    for (const auto& r : records) peers.push_back({r.host.hostname, r.pid});
+    p2p::EngineOptions options = engine_options(records, spec.rank);
+    c->engine = std::make_unique<p2p::Engine>(spec.rank, peers, options);
+    c->job_id = job_id;
+    c->shares_memory.assign(spec.world_size, false);
+    c->arena_options = {options.spin, options.oversubscribed};
+    if (connector) {
+      std::optional<runtime::ShmPeers> shm;
+      or_abort_join(*c, [&] {
+        shm.emplace(records, spec.rank, job_id, transports,
+                    runtime::shm_options_from_env(options.eager_limit));
+      });
+      connect_peers(*c, records, *connector, *shm, transports, job_id, deadline);
     }
-    rendezvous_ms = ms_since(start);
-  } else {
-    WEFT_LOG(INFO) << "no rendezvous information; running as a world of one";
-  }
+    c->engine->start();
 
-  std::vector<p2p::PeerInfo> peers;
-  for (const auto& r : records) peers.push_back({r.host.hostname, r.pid});
-  p2p::EngineOptions options = engine_options(records, spec.rank);
-  c->engine = std::make_unique<p2p::Engine>(spec.rank, peers, options);
-  c->job_id = job_id;
-  c->shares_memory.assign(spec.world_size, false);
-  c->arena_options = {options.spin, options.oversubscribed};
-  if (connector) {
-    std::optional<runtime::ShmPeers> shm;
-    or_abort_join(*c, [&] {
-      shm.emplace(records, spec.rank, job_id, transports,
-                  runtime::shm_options_from_env(options.eager_limit));
-    });
-    connect_peers(*c, records, *connector, *shm, transports, job_id, deadline);
+    std::vector<int> everyone;
+    for (int r = 0; r < spec.world_size; ++r) everyone.push_back(r);
+    std::shared_ptr<collectives::SharedArena> arena;
+    or_abort_join(*c,
+                  [&] { arena = runtime::establish_arena(*c, 0, everyone, spec.rank, deadline); });
+    c->world = runtime::make_group_record(0, "world", everyone, spec.rank, t, std::move(arena));
+  } catch (const Error&) {
+    linger_after_abort(*c, spec, deadline);
+    throw;
   }
-  c->engine->start();
-
-  std::vector<int> everyone;
-  for (int r = 0; r < spec.world_size; ++r) everyone.push_back(r);
-  std::shared_ptr<collectives::SharedArena> arena;
-  or_abort_join(*c,
-                [&] { arena = runtime::establish_arena(*c, 0, everyone, spec.rank, deadline); });
-  c->world = runtime::make_group_record(0, "world", everyone, spec.rank, t, std::move(arena));
 
   WEFT_LOG(INFO) << "init_process_group: rank " << spec.rank << " of " << spec.world_size
                  << " ready in " << ms_since(start) << " ms (rendezvous " << rendezvous_ms
