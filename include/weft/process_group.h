@@ -29,9 +29,9 @@ namespace weft {
 //
 // Errors: InvalidArgument for bad arguments (a rank outside [0, world_size), a rank
 // that another process already holds, an unknown backend or init method); a process
-// whose arguments doom the job once it has reached the store, or whose links cannot be
-// set up, tells the others, which fail at once with an Error naming its rank and the
-// cause. TimeoutError "x/y ranks joined; missing ranks: ..." when the job does not
+// whose arguments doom the job once it knows where the store is, or whose links cannot
+// be set up, tells the others, which fail at once with an Error naming its rank and the
+// cause (rank 0 hosts the store for that, until they have heard, at most 30 s). TimeoutError "x/y ranks joined; missing ranks: ..." when the job does not
 // assemble in time; Error naming addr:port when the store cannot be bound or reached,
 // and saying so when the port is in use by another job or server.
 void init_process_group(const std::string& backend = "auto",

@@ -175,21 +175,36 @@ base::SocketAddress open_store(runtime::Context& c, rendezvous::InitSpec& spec,
   return route;
 }
 
-// A process whose rank cannot be right tells the others before it fails, so they stop
-// at once rather than time out.
-// (Rank 0 hosting the store has no store to tell them through: they time out.)
+// A process whose arguments doom the job tells the others before it fails, so they
+// stop at once rather than time out: through rank 0's store, or on rank 0 through the
+// store it then hosts only until the others have heard (at most kAbortLinger).
 [[noreturn]] void refuse_rank(const rendezvous::InitSpec& spec, const std::string& group_name,
                               const InvalidArgument& error) {
-  const bool hosts_store = spec.rank == 0 && !spec.launcher_hosts_store;
-  if (!spec.singleton && !spec.store_host.empty() && !spec.multicast && !spec.pmi && !hosts_store) {
-    try {
+  if (spec.singleton || spec.multicast || spec.pmi || !spec.store_file.empty() ||
+      spec.world_size < 2) {
+    throw error;
+  }
+  const std::string reason = who(spec.rank) + ": " + error.what();
+  try {
+    if (spec.rank == 0 && !spec.launcher_hosts_store) {
+      WEFT_LOG(WARN) << reason << "; keeping the rendezvous store up until the other ranks "
+                     << "have heard (at most " << kAbortLinger.count() << " s)";
+      std::unique_ptr<rendezvous::TcpStoreServer> server = host_store(spec);
+      base::Deadline d = base::Deadline::after(kAbortLinger);
+      rendezvous::TcpStoreClient client(spec.store_host.empty() ? "127.0.0.1" : spec.store_host,
+                                        spec.store_port, d);
+      rendezvous::PrefixStore store(store_namespace(group_name), client);
+      rendezvous::abort_join(store, reason, d);
+      rendezvous::await_abort_heard(store, spec.world_size, d);
+    } else if (!spec.store_host.empty()) {
       // Long enough for rank 0, started at the same moment, to open the store.
       base::Deadline d = base::Deadline::after(std::chrono::seconds(3));
       rendezvous::TcpStoreClient client(spec.store_host, spec.store_port, d);
       rendezvous::PrefixStore store(store_namespace(group_name), client);
-      rendezvous::abort_join(store, who(spec.rank) + ": " + error.what(), d);
-    } catch (const Error&) {
+      rendezvous::abort_join(store, reason, d);
     }
+  } catch (const Error&) {
+    // Best effort: the others time out, and this process says why.
   }
   throw error;
 }

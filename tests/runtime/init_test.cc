@@ -354,6 +354,22 @@ TEST(Init, ARankWithAnUnknownBackendStopsTheOthers) {
       o));
 }
 
+// Rank 0 fails before any store exists: it hosts one only to tell the others.
+TEST(Init, ARankZeroWithAnUnknownBackendStopsTheOthers) {
+  RunOptions o = rank0_hosts_store({{"WEFT_TIMEOUT", "120"}});
+  o.timeout = 60s;
+  expect_all_succeeded(run_ranks(
+      3,
+      [](int rank) {
+        if (rank == 2) std::this_thread::sleep_for(1s);
+        expect_init_error<weft::InvalidArgument>(
+            [rank] { weft::init_process_group(rank == 0 ? "infiniband" : "auto"); },
+            {rank == 0 ? "init_process_group" : "rank 0 (",
+             "backend 'infiniband' is not supported"});
+      },
+      o));
+}
+
 TEST(Init, UnreachableStoreNamesTheAddress) {
   uint16_t port;
   {
