@@ -31,9 +31,10 @@ namespace weft {
 // that another process already holds, an unknown backend or init method); a process
 // whose arguments doom the job once it knows where the store is, or whose links cannot
 // be set up, tells the others, which fail at once with an Error naming its rank and the
-// cause (rank 0 hosts the store for that, until they have heard, at most 30 s). TimeoutError "x/y ranks joined; missing ranks: ..." when the job does not
-// assemble in time; Error naming addr:port when the store cannot be bound or reached,
-// and saying so when the port is in use by another job or server.
+// cause (rank 0 hosts the store for that, until they have heard, at most 30 s). TimeoutError "x/y
+// ranks joined; missing ranks: ..." when the job does not assemble in time; Error naming addr:port
+// when the store cannot be bound or reached, and saying so when the port is in use by another job
+// or server.
 void init_process_group(const std::string& backend = "auto",
                         const std::string& init_method = "env://", int world_size = -1,
                         int rank = -1, const std::string& group_name = "",

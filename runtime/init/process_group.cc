@@ -41,6 +41,9 @@ int g_generation = 0;
 constexpr auto kDefaultGroupTimeout = std::chrono::seconds(300);
 // How long rank 0, failing after an abort, keeps its store up for the ranks still to hear.
 constexpr auto kAbortLinger = std::chrono::seconds(30);
+// Connections to the store lost one after another while joining, before a rank gives up
+// on the port (a store that closes as a rank arrives is lost once).
+constexpr int kMaxStoreLosses = 20;
 // How long destroy_process_group waits for queued data to leave.
 constexpr auto kDrainTimeout = std::chrono::seconds(10);
 
@@ -332,6 +335,7 @@ void init_process_group(const std::string& backend, const std::string& init_meth
     uint64_t job_id = 0;
     if (!spec.singleton) {
       rendezvous::JoinResult joined;
+      int losses = 0;  // in a row
       while (true) {
         try {
           base::SocketAddress route = open_store(*c, spec, group_name, deadline);
@@ -346,6 +350,16 @@ void init_process_group(const std::string& backend, const std::string& init_meth
           // arrived: join again, at the new store.
           // (A store found through PMI or a file cannot have moved.)
           if (deadline.expired() || spec.pmi || spec.multicast || !spec.store_file.empty()) throw;
+          // A store closes once; a service that closes every connection is no store.
+          if (++losses == kMaxStoreLosses) {
+            throw Error(ErrorCode::kPeer,
+                        "init_process_group (rank " + std::to_string(spec.rank) +
+                            "): " + std::to_string(losses) + " connections in a row to " +
+                            base::format_host_port(spec.store_host, spec.store_port) +
+                            " closed before the join was done (last: " + e.what() + "): port " +
+                            std::to_string(spec.store_port) +
+                            " seems to be used by something else; choose another MASTER_PORT");
+          }
           WEFT_LOG(INFO) << "lost the rendezvous store while joining (" << e.what()
                          << "); joining again";
           c->job->store.reset();

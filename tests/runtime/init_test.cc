@@ -1,7 +1,10 @@
 // init_process_group between real processes: init methods, store hosting, and every
 // way a job can fail to assemble, each reported clearly on every process involved.
 #include <gtest/gtest.h>
+#include <poll.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <string>
 #include <thread>
@@ -191,6 +194,36 @@ TEST(Init, AStorePortHeldByAnotherServerIsReportedAsInUse) {
       o));
 }
 
+// A service that accepts connections and closes them at once: rank 1 does not keep
+// joining again until its timeout.
+TEST(Init, AServiceThatClosesEveryConnectionIsReportedAsUsingThePort) {
+  weft::base::Fd listener = weft::base::listen_on(weft::base::resolve("127.0.0.1", 0).front(), 64);
+  const uint16_t port = weft::base::local_address(listener.get()).port();
+  std::atomic<bool> stop{false};
+  std::thread closer([&] {
+    while (!stop) {
+      pollfd p{listener.get(), POLLIN, 0};
+      if (poll(&p, 1, 50) > 0) close(accept(listener.get(), nullptr, nullptr));
+    }
+  });
+  RunOptions o =
+      rank0_hosts_store({{"MASTER_PORT", std::to_string(port)}, {"WEFT_TIMEOUT", "120"}});
+  o.timeout = 60s;
+  auto ranks = run_ranks(
+      2,
+      [](int rank) {
+        if (rank == 0) return;  // its bind would fail; rank 1 is the one that meets the service
+        expect_init_error<weft::Error>(
+            [] { weft::init_process_group(); },
+            {"closed before the join was done",
+             "port " + env("MASTER_PORT") + " seems to be used by something else"});
+      },
+      o);
+  stop = true;
+  closer.join();
+  expect_all_succeeded(ranks);
+}
+
 // Another job's store on the port this job was told to use: rank 0 cannot bind it, and
 // the others, meeting that store, are told it is another job's, however they meet it.
 TEST(Init, AStorePortHeldByAnotherJobIsReportedAsInUse) {
@@ -222,12 +255,16 @@ TEST(Init, AStorePortHeldByAnotherJobIsReportedAsInUse) {
 }
 
 TEST(Init, AStorePortHeldByAnotherJobWithATokenIsReportedAsInUse) {
+  // The other job's store, with a token of its own (made here, not in the ranks, whose
+  // environment carries this job's token).
   std::unique_ptr<weft::rendezvous::TcpStoreServer> other;
-  setenv("WEFT_AUTH_TOKEN", "the other job's", 1);
-  other = std::make_unique<weft::rendezvous::TcpStoreServer>(
-      weft::base::resolve("127.0.0.1", 0).front());
-  unsetenv("WEFT_AUTH_TOKEN");
-  RunOptions o = rank0_hosts_store({{"MASTER_PORT", std::to_string(other->port())},
+  if (!weft::testing::is_rank_process()) {
+    setenv("WEFT_AUTH_TOKEN", "the other job's", 1);
+    other = std::make_unique<weft::rendezvous::TcpStoreServer>(
+        weft::base::resolve("127.0.0.1", 0).front());
+    unsetenv("WEFT_AUTH_TOKEN");
+  }
+  RunOptions o = rank0_hosts_store({{"MASTER_PORT", other ? std::to_string(other->port()) : ""},
                                     {"WEFT_TIMEOUT", "120"},
                                     {"WEFT_AUTH_TOKEN", "this job's"}});
   expect_all_succeeded(run_ranks(
@@ -240,7 +277,8 @@ TEST(Init, AStorePortHeldByAnotherJobWithATokenIsReportedAsInUse) {
         } else {
           expect_init_error<weft::InvalidArgument>(
               [] { weft::init_process_group(); },
-              {"port " + port + " is most likely in use by another job",
+              {"refused this process's WEFT_AUTH_TOKEN",
+               "port " + port + " is most likely in use by another job",
                "choose another MASTER_PORT"});
         }
       },
