@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "base/socket.h"
 #include "tests/tools/weftrun_process.h"
 #include "tools/weftrun/cpu_binding.h"
 
@@ -78,6 +79,20 @@ TEST(WeftrunIntegration, PassesTheLocalRankAsAnArgumentWhenAsked) {
   WeftrunResult plain = run_weftrun({"-n", "1", "--use_env", kPrintRankEnv, "RANK"});
   ASSERT_EQ(plain.exit_code, 0) << describe(plain);
   EXPECT_FALSE(contains(plain.out, "--local_rank")) << describe(plain);
+}
+
+// Node 0 cannot host the store on a port another process holds, and says so.
+TEST(WeftrunIntegration, AMasterPortInUseIsReportedAsSuch) {
+  weft::base::Fd held = weft::base::listen_on(weft::base::resolve("127.0.0.1", 0).front(), 4);
+  const std::string port = std::to_string(weft::base::local_address(held.get()).port());
+  WeftrunResult r =
+      run_weftrun({"--nnodes", "2", "--node-rank", "0", "--nproc-per-node", "1", "--master-addr",
+                   "127.0.0.1", "--master-port", port, kPrintRankEnv});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_TRUE(contains(r.err, "port " + port +
+                                  " is in use by another job or server on this host; choose "
+                                  "another --master-port"))
+      << describe(r);
 }
 
 TEST(WeftrunIntegration, RunsAWeftJobOverTheStoreItHosts) {
