@@ -20,21 +20,20 @@ namespace weft {
 //                the environment; "tcp://host:port": rank 0 hosts the rendezvous store
 //                at host:port (rank and world_size must then be given, as arguments or
 //                through RANK/WORLD_SIZE).
+//                env:// needs MASTER_ADDR on every rank but rank 0, which hosts the
+//                store on all of its addresses when MASTER_ADDR is unset.
 //   world_size, rank  -1 means "from the environment".
 //   group_name   namespaces the rendezvous keys, so jobs can share one store.
 //   timeout      deadline of the rendezvous and the default of every later operation.
 //
-//                env:// needs MASTER_ADDR on every rank but rank 0, which hosts the store
-//                on all of its addresses when MASTER_ADDR is unset.
-//
 // Errors: InvalidArgument for bad arguments (a rank outside [0, world_size), a rank
 // that another process already holds, an unknown backend or init method); a process
 // whose arguments doom the job once it knows where the store is, or whose links cannot
-// be set up, tells the others, which fail at once with an Error naming its rank and the
-// cause (rank 0 hosts the store for that, until they have heard, at most 30 s). TimeoutError "x/y
-// ranks joined; missing ranks: ..." when the job does not assemble in time; Error naming addr:port
-// when the store cannot be bound or reached, and saying so when the port is in use by another job
-// or server.
+// be set up, tells the others, which fail at once with an Error naming its rank and
+// the cause (rank 0 hosts the store for that, until they have heard, at most 30 s).
+// TimeoutError "x/y ranks joined; missing ranks: ..." when the job does not assemble in
+// time; Error naming addr:port when the store cannot be bound or reached, saying so
+// when the port is in use by another job or server.
 void init_process_group(const std::string& backend = "auto",
                         const std::string& init_method = "env://", int world_size = -1,
                         int rank = -1, const std::string& group_name = "",
