@@ -45,6 +45,9 @@ const std::vector<Variable>& weft_variables() {
       {"WEFT_LAUNCHER_STORE", "0",
        "1: the launcher hosts the rendezvous store at MASTER_ADDR:MASTER_PORT (set by "
        "weftrun)"},
+      {"WEFT_RANK_PREFIXED", "0",
+       "1: the launcher prefixes every output line with the rank, so weft's log lines leave "
+       "their own [rank] out (set by weftrun unless --no-prefix)"},
       {"WEFT_CUDA_IPC", "1",
        "0: device collectives between processes of one host are staged through host memory "
        "instead of using CUDA IPC"},

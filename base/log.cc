@@ -6,7 +6,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string>
+#include <unordered_set>
 
 namespace weft::base::log {
 namespace {
@@ -27,6 +29,15 @@ Level parse_level() {
 }
 
 std::atomic<int> g_rank{-1};
+
+// Whether the launcher shows the rank at the start of each line already.
+bool rank_prefixed_by_launcher() {
+  static const bool prefixed = [] {
+    const char* value = std::getenv("WEFT_RANK_PREFIXED");
+    return value != nullptr && std::strcmp(value, "1") == 0;
+  }();
+  return prefixed;
+}
 
 const std::string& host_name() {
   static const std::string host = [] {
@@ -74,15 +85,28 @@ bool RateLimit::allow(uint64_t& suppressed) {
   return true;
 }
 
-Line::~Line() {
-  int rank = g_rank.load();
-  std::string line = host_name() + ":" + std::to_string(getpid()) + " [" +
-                     (rank < 0 ? std::string("-") : std::to_string(rank)) + "] weft " +
-                     level_name(level_) + " " + out_.str();
-  if (suppressed_ > 0) {
-    line += " (and " + std::to_string(suppressed_) + " more like it since the last one shown)";
+std::string format_line(Level level, int rank, bool show_rank, std::string_view message,
+                        uint64_t suppressed) {
+  std::string line = host_name() + ":" + std::to_string(getpid()) + " ";
+  if (show_rank) line += "[" + (rank < 0 ? std::string("-") : std::to_string(rank)) + "] ";
+  line += std::string("weft ") + level_name(level) + " ";
+  line += message;
+  if (suppressed > 0) {
+    line += " (and " + std::to_string(suppressed) + " more like it since the last one shown)";
   }
-  line += "\n";
+  return line + "\n";
+}
+
+bool first_time(const std::string& key) {
+  static std::mutex mutex;
+  static std::unordered_set<std::string> seen;
+  std::lock_guard<std::mutex> lock(mutex);
+  return seen.insert(key).second;
+}
+
+Line::~Line() {
+  const std::string line =
+      format_line(level_, g_rank.load(), !rank_prefixed_by_launcher(), out_.str(), suppressed_);
   // One write() per line keeps concurrent writers from interleaving within a line.
   (void)!write(STDERR_FILENO, line.data(), line.size());
 }

@@ -1,11 +1,18 @@
 // Logging, controlled by WEFT_DEBUG=NONE|WARN|INFO|TRACE (default WARN). Each line
 // goes to stderr in one write, as "host:pid [rank] weft LEVEL message", so lines of
-// concurrent ranks and threads never interleave mid-line.
+// concurrent ranks and threads never interleave mid-line. Under a launcher that
+// prefixes every output line with the rank (weftrun sets WEFT_RANK_PREFIXED=1), the
+// line leaves its own "[rank] " out, so the rank is not shown twice.
+//
+// INFO says what weft decided once per kind of event (a transport per peer, an
+// algorithm per collective and size class); TRACE adds a line per message and call.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <sstream>
+#include <string>
+#include <string_view>
 
 namespace weft::base::log {
 
@@ -19,6 +26,16 @@ inline bool enabled(Level level) {
 }
 // The world rank shown in each line; -1 (before init) shows "-".
 void set_rank(int rank);
+
+// One line as it is written, newline included: "host:pid [rank] weft LEVEL message",
+// without "[rank] " when `show_rank` is false, and with the count of lines held back
+// (see RateLimit) at the end when `suppressed` is not 0.
+std::string format_line(Level level, int rank, bool show_rank, std::string_view message,
+                        uint64_t suppressed = 0);
+
+// True the first time this process asks about `key`, false ever after (thread-safe):
+// for lines said once per kind of event, at INFO, and again at TRACE.
+bool first_time(const std::string& key);
 
 class Line {
  public:

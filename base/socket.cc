@@ -169,9 +169,13 @@ Fd listen_on(const SocketAddress& address, int backlog) {
   }
   if (::bind(fd.get(), address.get(), address.length) != 0) {
     int err = errno;
+    if (err == EADDRINUSE) {
+      throw AddressInUse("bind to " + address.to_string() + ": " + errno_text(err) +
+                             " (is another job or server using this port?)",
+                         address.port());
+    }
     throw Error(ErrorCode::kInvalidArgument,
-                "bind to " + address.to_string() + ": " + errno_text(err) +
-                    (err == EADDRINUSE ? " (is another job or server using this port?)" : ""));
+                "bind to " + address.to_string() + ": " + errno_text(err));
   }
   if (::listen(fd.get(), backlog) != 0) {
     throw Error(ErrorCode::kInternal,

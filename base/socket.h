@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "base/deadline.h"
+#include "weft/error.h"
 
 namespace weft::base {
 
@@ -68,8 +69,20 @@ uint16_t parse_port(const std::string& text, const std::string& what);
 // Numeric or DNS host names (IPv6 literals may be bracketed). Throws naming host:port.
 std::vector<SocketAddress> resolve(const std::string& host, uint16_t port);
 
+// What listen_on throws when another socket already holds the address (EADDRINUSE), so
+// that whoever chose the port can say which setting to change.
+class AddressInUse : public Error {
+ public:
+  AddressInUse(const std::string& message, uint16_t port)
+      : Error(ErrorCode::kInvalidArgument, message), port_(port) {}
+  uint16_t port() const { return port_; }
+
+ private:
+  uint16_t port_;
+};
+
 // A listening socket bound to `address` (port 0: any free port), close-on-exec.
-// IPv6 wildcard sockets accept IPv4 too.
+// IPv6 wildcard sockets accept IPv4 too. AddressInUse when the address is taken.
 Fd listen_on(const SocketAddress& address, int backlog);
 // A connected, blocking, close-on-exec socket with TCP_NODELAY set.
 Fd connect_to(const SocketAddress& address, Deadline deadline);

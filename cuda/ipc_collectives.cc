@@ -74,9 +74,15 @@ ExportRecord local_record(const DeviceCall& call, DeviceRuntime& runtime) {
     }
   }
   record.usable = why.empty();
+  // Once per collective and reason at INFO; every call at TRACE.
   if (!why.empty() && base::log::enabled(base::log::Level::kInfo)) {
-    WEFT_LOG(INFO) << call.op << " on " << runtime::device_name(call.input.device())
-                   << ": staged through host memory, not CUDA IPC, since " << why;
+    if (base::log::first_time(std::string("staged/") + call.op + "/" + why)) {
+      WEFT_LOG(INFO) << call.op << " on " << runtime::device_name(call.input.device())
+                     << ": staged through host memory, not CUDA IPC, since " << why;
+    } else {
+      WEFT_LOG(TRACE) << call.op << " on " << runtime::device_name(call.input.device())
+                      << ": staged through host memory, not CUDA IPC, since " << why;
+    }
   }
   return record;
 }

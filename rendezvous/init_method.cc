@@ -96,16 +96,25 @@ InitSpec parse_init_method(const std::string& init_method, int world_size, int r
     spec.launcher = "env://";
     spec.world_size = world_size >= 0 ? world_size : env_size;
     spec.rank = rank >= 0 ? rank : env_rank;
+    // Rank 0 hosts the store on its own addresses, so it needs no MASTER_ADDR (as in
+    // the original); every other rank must be told where rank 0 is.
+    const bool hosts_store_itself = spec.rank == 0 && !spec.launcher_hosts_store;
     std::string missing;
-    if (!addr) missing += " MASTER_ADDR";
+    if (!addr && !hosts_store_itself) missing += " MASTER_ADDR";
     if (!port) missing += " MASTER_PORT";
     if (spec.world_size < 0) missing += " WORLD_SIZE";
     if (spec.rank < 0) missing += " RANK";
     if (!missing.empty()) {
-      throw InvalidArgument(std::string(kOp) + "(env://): not set:" + missing +
-                            " (env:// needs MASTER_ADDR, MASTER_PORT, WORLD_SIZE and RANK)");
+      std::string who = spec.rank >= 0 ? " (rank " + std::to_string(spec.rank) + ")" : "";
+      throw InvalidArgument(std::string(kOp) + "(env://)" + who + ": not set:" + missing +
+                            " (env:// needs MASTER_PORT, WORLD_SIZE and RANK, and on every "
+                            "rank but 0 MASTER_ADDR, an address of rank 0's host)");
     }
-    spec.store_host = *addr;
+    if (addr) {
+      spec.store_host = *addr;
+    } else {
+      spec.bind_any_address = true;  // store_host stays empty: this host, every address
+    }
     spec.store_port = base::parse_port(*port, "MASTER_PORT");
   } else if (method.rfind("tcp://", 0) == 0) {
     auto [host, port] =

@@ -3,7 +3,9 @@
 //
 //   env://           MASTER_ADDR, MASTER_PORT, WORLD_SIZE, RANK; explicit world_size and
 //                    rank arguments win over the variables. With none of them set at all
-//                    the process is a world of one.
+//                    the process is a world of one. Rank 0 may go without MASTER_ADDR when
+//                    it hosts the store: store_host is then empty, and it binds every
+//                    address of its host.
 //   tcp://host:port  the store is at host:port; world_size and rank come from the
 //                    arguments, else from WORLD_SIZE and RANK. With a multicast address
 //                    (224.0.0.0/4, ff00::/8) the members discover each other there
@@ -21,7 +23,7 @@
 namespace weft::rendezvous {
 
 struct InitSpec {
-  std::string store_host;
+  std::string store_host;  // empty: rank 0 hosts the store on all of this host's addresses
   uint16_t store_port = 0;
   std::string store_file;  // file://: the rendezvous file, instead of host and port
   int world_size = 1;

@@ -2,6 +2,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <thread>
 
@@ -14,6 +15,9 @@ namespace weft::rendezvous {
 namespace {
 
 const std::string kAbortKey = "abort";
+// How many processes have given up on the join because of the abort: the store's host
+// keeps the store up until the others have heard (await_abort_heard).
+const std::string kAbortHeardKey = "abort/heard";
 const std::string kJobKey = "job";  // "<world_size> <job_id>", set by rank 0
 const std::string kJoinedKey = "joined";
 const std::string kCompleteKey = "complete";
@@ -29,8 +33,9 @@ uint64_t draw_job_id() {
 }
 
 [[noreturn]] void throw_aborted(Store& store, int rank, base::Deadline deadline) {
-  std::string reason =
-      store.get(kAbortKey, deadline.min(base::Deadline::after(std::chrono::seconds(5))));
+  const base::Deadline soon = deadline.min(base::Deadline::after(std::chrono::seconds(5)));
+  std::string reason = store.get(kAbortKey, soon);
+  store.add(kAbortHeardKey, 1, soon);
   throw InvalidArgument("init_process_group (rank " + std::to_string(rank) +
                         "): the rendezvous was aborted: " + reason);
 }
@@ -44,8 +49,22 @@ void throw_if_aborted(Store& store, int rank, base::Deadline deadline) {
 void abort_join(Store& store, const std::string& reason, base::Deadline deadline) {
   try {
     store.set(kAbortKey, reason, deadline);
+    store.add(kAbortHeardKey, 1, deadline);
   } catch (const Error& e) {
     WEFT_LOG(WARN) << "could not tell the other ranks that the rendezvous failed: " << e.what();
+  }
+}
+
+void await_abort_heard(Store& store, int processes, base::Deadline deadline) {
+  try {
+    if (!store.check({kAbortKey}, deadline)) return;
+    auto pause = std::chrono::milliseconds(1);
+    while (store.add(kAbortHeardKey, 0, deadline) < processes && !deadline.expired()) {
+      std::this_thread::sleep_for(std::min<std::chrono::milliseconds>(pause, deadline.remaining()));
+      pause = std::min(pause * 2, std::chrono::milliseconds(50));
+    }
+  } catch (const Error&) {
+    // Best effort: the store's host is failing anyway.
   }
 }
 
@@ -154,6 +173,17 @@ JoinResult join_world(Store& store, int rank, int world_size, const std::string&
                       const std::string& self, base::Deadline deadline) {
   const std::string me = "rank " + std::to_string(rank) + " (" + self + ")";
   JoinResult result;
+  // A job that assembled here already is not this one (its ranks never join twice): the
+  // store is another job's, which holds the port this job was told to meet at. Say so,
+  // and leave that job alone.
+  if (store.check({kCompleteKey}, deadline)) {
+    int size = store.check({kJobKey}, deadline) ? std::stoi(store.get(kJobKey, deadline)) : -1;
+    throw InvalidArgument("init_process_group (" + me + "): the " + store.describe() +
+                          " belongs to another job, which assembled there with " +
+                          std::to_string(size) +
+                          " ranks: its port is in use by that job; choose another MASTER_PORT "
+                          "(or group_name)");
+  }
   // Everyone agrees with rank 0 on the world size before anyone counts as joined, so a
   // disagreement can never leave part of the job assembled.
   if (rank == 0) {

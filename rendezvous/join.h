@@ -4,7 +4,9 @@
 // The join refuses, on every process involved, a rank claimed twice and a world size
 // that differs from rank 0's; a process that knows the job cannot assemble posts the
 // reason with abort_join() so the others stop at once instead of timing out. When the
-// deadline passes it reports "x/y ranks joined; missing ranks: ...".
+// deadline passes it reports "x/y ranks joined; missing ranks: ...". A store that holds
+// a job of this name that already assembled is another job's (its port was taken
+// first): InvalidArgument saying so, and that job is left alone.
 #pragma once
 
 #include <cstdint>
@@ -43,5 +45,11 @@ void abort_join(Store& store, const std::string& reason, base::Deadline deadline
 // Throws the InvalidArgument every waiting rank gets once some process has aborted the
 // join; for steps after join_world that wait on peers (connecting to them).
 void throw_if_aborted(Store& store, int rank, base::Deadline deadline);
+
+// For the process hosting the store, failing: when the join was aborted, waits until
+// `processes` processes (itself included) have posted or heard the abort, or until
+// `deadline`, so that ranks still connecting learn why instead of finding no store and
+// timing out. Every process that posts or hears an abort counts itself once.
+void await_abort_heard(Store& store, int processes, base::Deadline deadline);
 
 }  // namespace weft::rendezvous

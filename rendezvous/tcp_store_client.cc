@@ -44,6 +44,27 @@ std::optional<std::string> refusal_left_on(int fd) {
   return parse_refusal(std::string_view(buf, static_cast<size_t>(n)));
 }
 
+// A reply whose length no store sends: the bytes are not a weft store's.
+class NotAStoreReply : public Error {
+ public:
+  explicit NotAStoreReply(const std::string& message) : Error(ErrorCode::kPeer, message) {}
+};
+
+// One length-prefixed reply record, as base::recv_record reads it, but telling an
+// impossible length apart from a lost connection.
+std::string receive_reply(int fd, base::Deadline deadline, const std::string& what) {
+  uint32_t length = 0;
+  base::recv_all(fd, &length, sizeof length, deadline, what);
+  if (length == 0 || length > kMaxStoreRecord) {
+    throw NotAStoreReply("a reply of " + std::to_string(length) + " bytes");
+  }
+  std::string record(length, '\0');
+  base::recv_all(fd, record.data(), length, deadline, what);
+  return record;
+}
+
+const std::string kGreetingKey = "weft/greeting";  // checked, never set
+
 std::string join_keys(const std::vector<std::string>& keys) {
   std::string out;
   for (const auto& k : keys) out += (out.empty() ? "" : ", ") + k;
@@ -53,7 +74,7 @@ std::string join_keys(const std::vector<std::string>& keys) {
 }  // namespace
 
 TcpStoreClient::TcpStoreClient(const std::string& host, uint16_t port, base::Deadline deadline)
-    : endpoint_(base::format_host_port(host, port)) {
+    : endpoint_(base::format_host_port(host, port)), port_(port) {
   auto addresses = base::resolve(host, port);
   std::string last_error;
   int attempts = 0;
@@ -72,7 +93,7 @@ TcpStoreClient::TcpStoreClient(const std::string& host, uint16_t port, base::Dea
       }
     }
     if (fd_) {
-      authenticate(deadline);  // outside the retries: a refusal is final
+      greet(deadline);  // outside the retries: a refusal is final
       return;
     }
     if (deadline.expired()) break;
@@ -84,32 +105,61 @@ TcpStoreClient::TcpStoreClient(const std::string& host, uint16_t port, base::Dea
                      "); is rank 0 running, and are MASTER_ADDR/MASTER_PORT right?");
 }
 
-void TcpStoreClient::authenticate(base::Deadline deadline) {
+void TcpStoreClient::throw_not_a_store(const std::string& why) const {
+  throw InvalidArgument("the service at " + endpoint_ + " is not a weft rendezvous store (" + why +
+                        "): port " + std::to_string(port_) +
+                        " seems to be used by something else on that host; choose another "
+                        "MASTER_PORT");
+}
+
+void TcpStoreClient::greet(base::Deadline deadline) {
   auto token = base::env::get("WEFT_AUTH_TOKEN");
-  if (!token) return;
+  const base::Deadline answer_by = deadline.min(base::Deadline::after(kGreetingTimeout));
   try {
-    call(request(StoreOp::kAuth, deadline, {*token}), deadline, "authenticate");
+    if (token) {
+      call(request(StoreOp::kAuth, answer_by, {*token}), answer_by, "authenticate", true);
+    } else {
+      call(request(StoreOp::kCheck, answer_by, {kGreetingKey}), answer_by, "check", true);
+    }
   } catch (const StoreRefused&) {
     throw;
+  } catch (const StoreLost&) {
+    throw;  // the store's process exited as this one arrived: the caller may join again
+  } catch (const TimeoutError&) {
+    if (deadline.expired()) throw;
+    throw_not_a_store("it accepted the connection but did not answer within " +
+                      std::to_string(kGreetingTimeout.count()) + " s");
+  } catch (const InvalidArgument&) {
+    throw;  // not a store: said so already
   } catch (const Error& e) {
-    throw InvalidArgument(describe() + " refused this process's WEFT_AUTH_TOKEN (" + e.what() +
-                          "): every process of a job must be given the same token");
+    // A weft store with another token, or one that wants a token this process lacks:
+    // most often the store of another job that took the port first.
+    throw InvalidArgument(
+        describe() + " refused this process" +
+        (token ? "'s WEFT_AUTH_TOKEN" : ", which has no WEFT_AUTH_TOKEN") + " (" + e.what() +
+        "): port " + std::to_string(port_) +
+        " is most likely in use by another job on that host; choose another MASTER_PORT (if "
+        "it is this job's store, give every process of the job the same WEFT_AUTH_TOKEN)");
   }
 }
 
 base::SocketAddress TcpStoreClient::local_address() const { return base::local_address(fd_.get()); }
 
 std::string TcpStoreClient::call(const std::string& req, base::Deadline deadline,
-                                 const std::string& op_name) {
+                                 const std::string& op_name, bool exact) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!fd_) throw StoreLost(describe() + ": connection lost by an earlier call");
   std::string what = describe() + " (" + op_name + ")";
-  base::Deadline reply_deadline =
-      deadline.is_never() ? deadline : base::Deadline::after(deadline.remaining() + kReplyGrace);
+  base::Deadline reply_deadline = deadline.is_never() || exact
+                                      ? deadline
+                                      : base::Deadline::after(deadline.remaining() + kReplyGrace);
   std::string reply;
   try {
     base::send_record(fd_.get(), req, reply_deadline, what);
-    reply = base::recv_record(fd_.get(), kMaxStoreRecord, reply_deadline, what);
+    reply = receive_reply(fd_.get(), reply_deadline, what);
+  } catch (const NotAStoreReply& e) {
+    fd_.reset();
+    throw_not_a_store(std::string("it sent ") + e.what());
   } catch (const Error& e) {
     std::optional<std::string> refusal = refusal_left_on(fd_.get());
     fd_.reset();  // the stream may be out of step now
@@ -119,10 +169,15 @@ std::string TcpStoreClient::call(const std::string& req, base::Deadline deadline
     }
     throw;
   }
-  if (reply.empty()) throw Error(ErrorCode::kInternal, what + ": empty reply");
-  if (static_cast<uint8_t>(reply[0]) == static_cast<uint8_t>(StoreStatus::kRefused)) fd_.reset();
-  StoreReply r = parse_reply(reply);
+  StoreReply r;
+  try {
+    r = parse_reply(reply);
+  } catch (const Error& e) {
+    fd_.reset();
+    throw_not_a_store(std::string("its reply does not parse: ") + e.what());
+  }
   if (r.status == StoreStatus::kRefused) {
+    fd_.reset();
     throw StoreRefused(what + ": the store refused this connection: " + r.message);
   }
   if (r.status == StoreStatus::kTimedOut) {

@@ -3,6 +3,7 @@
 // this one. One request is in flight at a time; calls from several threads queue.
 #pragma once
 
+#include <chrono>
 #include <mutex>
 #include <string>
 
@@ -14,8 +15,14 @@ namespace weft::rendezvous {
 class TcpStoreClient : public Store {
  public:
   // Throws naming host:port (and the last connect error) when no server answers by
-  // `deadline`; InvalidArgument when the server refuses this process's WEFT_AUTH_TOKEN.
+  // `deadline`. InvalidArgument saying the port is taken when what answers there is not
+  // a weft store (its reply makes no sense, or it stays silent for kGreetingTimeout), or
+  // is a store that refuses this process's WEFT_AUTH_TOKEN (most likely another job's).
   TcpStoreClient(const std::string& host, uint16_t port, base::Deadline deadline);
+
+  // How long a store has to answer a new connection's first request; a store answers
+  // at once, since that request waits for nothing.
+  static constexpr std::chrono::seconds kGreetingTimeout{10};
 
   void set(const std::string& key, const std::string& value, base::Deadline deadline) override;
   std::string get(const std::string& key, base::Deadline deadline) override;
@@ -30,12 +37,17 @@ class TcpStoreClient : public Store {
   base::SocketAddress local_address() const;
 
  private:
-  // Presents WEFT_AUTH_TOKEN, when set, as the connection's first request.
-  void authenticate(base::Deadline deadline);
-  // Sends one request and returns the reply's body after its status byte.
-  std::string call(const std::string& request, base::Deadline deadline, const std::string& op_name);
+  // The connection's first request: WEFT_AUTH_TOKEN when set, else a check of a key;
+  // either proves a weft store answers, and the token that it is this job's.
+  void greet(base::Deadline deadline);
+  [[noreturn]] void throw_not_a_store(const std::string& why) const;
+  // Sends one request and returns the reply's body after its status byte. The reply may
+  // take kReplyGrace longer than `deadline` unless `exact`.
+  std::string call(const std::string& request, base::Deadline deadline, const std::string& op_name,
+                   bool exact = false);
 
   std::string endpoint_;
+  uint16_t port_;
   std::mutex mutex_;
   base::Fd fd_;
 };

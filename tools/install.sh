@@ -30,6 +30,8 @@ install -m 644 "$bin/mpi/libmpi_abi.a" "$bin/libweft.a" "$prefix/lib/"
 ln -sf libmpi_abi.so.1 "$prefix/lib/libmpi_abi.so"
 ln -sf libmpi_abi.so.1 "$prefix/lib/libmpi.so"
 
+# weft's version, from the header weftrun --version and weft-bench --version print.
+version=$(sed -n 's/^inline constexpr char kVersion\[\] = "\(.*\)";$/\1/p' include/weft/version.h)
 cat > "$prefix/lib/pkgconfig/weft.pc" <<PC
 prefix=$prefix
 includedir=\${prefix}/include
@@ -37,7 +39,7 @@ libdir=\${prefix}/lib
 
 Name: weft
 Description: weft, a communication library for tensors across processes and hosts
-Version: 0.1
+Version: $version
 Cflags: -I\${includedir} -pthread
 Libs: -L\${libdir} -Wl,-rpath,\${libdir} -lweft -pthread
 PC

@@ -10,19 +10,30 @@ namespace weft {
 // Joins the job and blocks until every rank has joined and this process is connected
 // to all of them.
 //
-//   backend      "auto" picks the best transport per peer; "tcp" forces TCP.
+//   backend      "auto" picks the best transport per peer (shared memory on one host,
+//                TCP otherwise, CUDA IPC for device tensors where built with CUDA);
+//                "gloo", "mpi" and "nccl", the original's names, mean the same: weft
+//                has none of those libraries underneath, its own transports serve every
+//                name. "tcp" forces TCP. Case does not matter. With WEFT_DEBUG=INFO one
+//                line says what was asked for and what was chosen.
 //   init_method  "env://" (default): MASTER_ADDR, MASTER_PORT, WORLD_SIZE and RANK from
 //                the environment; "tcp://host:port": rank 0 hosts the rendezvous store
 //                at host:port (rank and world_size must then be given, as arguments or
 //                through RANK/WORLD_SIZE).
+//                env:// needs MASTER_ADDR on every rank but rank 0, which hosts the
+//                store on all of its addresses when MASTER_ADDR is unset.
 //   world_size, rank  -1 means "from the environment".
 //   group_name   namespaces the rendezvous keys, so jobs can share one store.
 //   timeout      deadline of the rendezvous and the default of every later operation.
 //
 // Errors: InvalidArgument for bad arguments (a rank outside [0, world_size), a rank
-// that another process already holds, an unknown backend or init method); TimeoutError
-// "x/y ranks joined; missing ranks: ..." when the job does not assemble in time; Error
-// naming addr:port when the store cannot be bound or reached.
+// that another process already holds, an unknown backend or init method); a process
+// whose arguments doom the job once it knows where the store is, or whose links cannot
+// be set up, tells the others, which fail at once with an Error naming its rank and
+// the cause (rank 0 hosts the store for that, until they have heard, at most 30 s).
+// TimeoutError "x/y ranks joined; missing ranks: ..." when the job does not assemble in
+// time; Error naming addr:port when the store cannot be bound or reached, saying so
+// when the port is in use by another job or server.
 void init_process_group(const std::string& backend = "auto",
                         const std::string& init_method = "env://", int world_size = -1,
                         int rank = -1, const std::string& group_name = "",

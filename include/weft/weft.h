@@ -12,3 +12,4 @@
 #include "weft/request_sets.h"
 #include "weft/tensor.h"
 #include "weft/timeout.h"
+#include "weft/version.h"

@@ -1,6 +1,10 @@
 #include "runtime/api/collective_call.h"
 
+#include <algorithm>
+#include <bit>
 #include <optional>
+#include <sstream>
+#include <string>
 
 #include "base/log.h"
 #include "collectives/algorithm_table.h"
@@ -35,6 +39,33 @@ std::string describe(const CollectiveCall& call, const Algorithm* algorithm) {
     d += ", " + std::to_string(elements) + " x " + dtype_name(call.spec.dtype);
   }
   return d + ")";
+}
+
+// Which algorithm runs a call: at INFO for the first call of its collective, algorithm
+// and power-of-two size class in this process, at TRACE for every call (a training loop
+// makes millions of calls, and an INFO log is read by people).
+void log_algorithm(const CollectiveCall& call, const Algorithm& algorithm, bool empty) {
+  uint64_t elements = call.spec.count;
+  if (elements == 0) elements = std::max(call.input.count(), call.output.count());
+  const uint64_t bytes = elements * call.spec.element_bytes();
+  const int size_class = std::bit_width(bytes);  // bytes in [2^(c-1), 2^c)
+  const std::string kind = std::string(call.op) + "/" + algorithm.name + "/" +
+                           std::to_string(size_class) + (empty ? "/empty" : "");
+  const bool first = base::log::first_time(kind);
+  if (!first && !base::log::enabled(base::log::Level::kTrace)) return;
+  std::ostringstream line;
+  line << describe(call, nullptr) << ": algorithm " << algorithm.name
+       << (empty ? " (no elements anywhere: the ranks only meet)" : "");
+  if (first && bytes > 0) {
+    line << " (the first " << call.op << " of " << (uint64_t{1} << (size_class - 1)) << " to "
+         << ((uint64_t{1} << (size_class - 1)) * 2 - 1) << " bytes here; "
+         << "WEFT_DEBUG=TRACE logs every call)";
+  }
+  if (first) {
+    WEFT_LOG(INFO) << line.str();
+  } else {
+    WEFT_LOG(TRACE) << line.str();
+  }
 }
 
 // Rethrows the exception being handled with `prefix` before its message, keeping its
@@ -107,8 +138,7 @@ void execute_host_call(const CollectiveCall& call, int tag, Timeout timeout, Eng
   const CollectiveSpec barrier = empty ? barrier_of(call.spec) : CollectiveSpec{};
   const CollectiveSpec& spec = empty ? barrier : call.spec;
   if (base::log::enabled(base::log::Level::kInfo)) [[unlikely]] {
-    WEFT_LOG(INFO) << describe(call, nullptr) << ": algorithm " << algorithm->name
-                   << (empty ? " (no elements anywhere: the ranks only meet)" : "");
+    log_algorithm(call, *algorithm, empty);
   }
   if (algorithm->run_in_arena != nullptr) {
     run_in_arena(*algorithm, spec, call, *call.group->collectives.arena(), engine, timeout);

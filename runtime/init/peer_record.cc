@@ -14,6 +14,7 @@ std::string PeerRecord::encode() const {
       .u64(host.shm_device)
       .i64(pid)
       .str(tcp)
+      .u8(shm ? 1 : 0)
       .take();
 }
 
@@ -29,6 +30,7 @@ PeerRecord PeerRecord::decode(const std::string& bytes, int rank) {
   r.host.shm_device = in.u64();
   r.pid = in.i64();
   r.tcp = in.str();
+  r.shm = in.u8() != 0;
   return r;
 }
 

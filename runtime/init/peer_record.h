@@ -14,6 +14,9 @@ struct PeerRecord {
   base::HostIdentity host;
   int64_t pid = 0;
   std::string tcp;  // TcpConnector::record()
+  // Whether this rank may use shared memory at all (its backend and WEFT_TRANSPORTS):
+  // a peer that may not is reached over TCP, whatever the other side allows.
+  bool shm = true;
 
   std::string encode() const;
   // `rank` names the record in errors.

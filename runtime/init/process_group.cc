@@ -1,6 +1,7 @@
 // init_process_group and destroy_process_group: rendezvous, connections, engine.
 #include "weft/process_group.h"
 
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -38,6 +39,11 @@ std::mutex g_init_mutex;  // serialises init and destroy
 int g_generation = 0;
 
 constexpr auto kDefaultGroupTimeout = std::chrono::seconds(300);
+// How long rank 0, failing after an abort, keeps its store up for the ranks still to hear.
+constexpr auto kAbortLinger = std::chrono::seconds(30);
+// Connections to the store lost one after another while joining, before a rank gives up
+// on the port (a store that closes as a rank arrives is lost once).
+constexpr int kMaxStoreLosses = 20;
 // How long destroy_process_group waits for queued data to leave.
 constexpr auto kDrainTimeout = std::chrono::seconds(10);
 
@@ -51,6 +57,11 @@ std::string self_description(const std::string& tcp_record = "") {
   std::string self = base::local_host_identity().hostname + ":" + std::to_string(getpid());
   if (tcp_record.empty()) return self;
   return self + " at " + transport::tcp::TcpConnector::describe_record(tcp_record);
+}
+
+// "rank 2 (host:4242)": the process whose failure the others report.
+std::string who(int rank) {
+  return "rank " + std::to_string(rank) + " (" + self_description() + ")";
 }
 
 p2p::EngineOptions engine_options(const std::vector<runtime::PeerRecord>& records, int rank) {
@@ -94,6 +105,40 @@ void discover_members(runtime::Context& c, rendezvous::InitSpec& spec,
   if (job.rank == 0) c.job->store_server = std::move(candidate);
 }
 
+// Rank 0's store, on store_host's address, or on every address (a node name may resolve
+// to loopback on its own host; without MASTER_ADDR there is no name at all). A port
+// another process holds is said to be one, whatever holds it: a server of some kind, or
+// the store of another job on this host.
+std::unique_ptr<rendezvous::TcpStoreServer> host_store(const rendezvous::InitSpec& spec) {
+  std::vector<base::SocketAddress> candidates;
+  if (spec.store_host.empty()) {
+    // IPv6's wildcard takes IPv4 too; a host without IPv6 has IPv4's.
+    candidates = {base::wildcard_address(AF_INET6, spec.store_port),
+                  base::wildcard_address(AF_INET, spec.store_port)};
+  } else {
+    base::SocketAddress address = base::resolve(spec.store_host, spec.store_port).front();
+    if (spec.bind_any_address) address = base::wildcard_address(address.family(), spec.store_port);
+    candidates = {address};
+  }
+  const std::string what = "init_process_group (rank 0): cannot host the rendezvous store: ";
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    try {
+      return std::make_unique<rendezvous::TcpStoreServer>(candidates[i]);
+    } catch (const base::AddressInUse& e) {
+      throw Error(e.code(), what + "port " + std::to_string(e.port()) +
+                                " is in use by another job or server on this host; choose " +
+                                "another MASTER_PORT (" + e.what() + ")");
+    } catch (const Error& e) {
+      if (i + 1 < candidates.size()) continue;
+      throw Error(e.code(), what + e.what() +
+                                (spec.store_host.empty()
+                                     ? std::string()
+                                     : " (MASTER_ADDR must be an address of rank 0's host)"));
+    }
+  }
+  return nullptr;  // not reached: the last candidate returns or throws
+}
+
 // Opens the store: the rendezvous file, or the TCP store that rank 0 hosts unless the
 // launcher does. Returns the local address a rank advertises by default: the one that
 // routes to the store, or loopback (meaning "all of this host's addresses") for a file.
@@ -108,19 +153,11 @@ base::SocketAddress open_store(runtime::Context& c, rendezvous::InitSpec& spec,
     } else if (spec.multicast) {
       discover_members(c, spec, group_name, deadline);
     } else if (spec.rank == 0 && !spec.launcher_hosts_store) {
-      base::SocketAddress address = base::resolve(spec.store_host, spec.store_port).front();
-      if (spec.bind_any_address)
-        address = base::wildcard_address(address.family(), spec.store_port);
-      try {
-        c.job->store_server = std::make_unique<rendezvous::TcpStoreServer>(address);
-      } catch (const Error& e) {
-        throw Error(e.code(), std::string("init_process_group (rank 0): cannot host the "
-                                          "rendezvous store: ") +
-                                  e.what() + " (MASTER_ADDR must be an address of rank 0's host)");
-      }
+      c.job->store_server = host_store(spec);
     }
-    auto client =
-        std::make_unique<rendezvous::TcpStoreClient>(spec.store_host, spec.store_port, deadline);
+    // Rank 0 without MASTER_ADDR reaches its own store over loopback.
+    const std::string host = spec.store_host.empty() ? "127.0.0.1" : spec.store_host;
+    auto client = std::make_unique<rendezvous::TcpStoreClient>(host, spec.store_port, deadline);
     route = client->local_address();
     c.job->store_connection = std::move(client);
   }
@@ -141,18 +178,36 @@ base::SocketAddress open_store(runtime::Context& c, rendezvous::InitSpec& spec,
   return route;
 }
 
-// A process whose rank cannot be right tells the others before it fails, so they stop
-// at once rather than time out.
+// A process whose arguments doom the job tells the others before it fails, so they
+// stop at once rather than time out: through rank 0's store, or on rank 0 through the
+// store it then hosts only until the others have heard (at most kAbortLinger).
 [[noreturn]] void refuse_rank(const rendezvous::InitSpec& spec, const std::string& group_name,
                               const InvalidArgument& error) {
-  if (!spec.singleton && !spec.store_host.empty() && !spec.multicast && !spec.pmi) {
-    try {
-      base::Deadline d = base::Deadline::after(std::chrono::seconds(1));
+  if (spec.singleton || spec.multicast || spec.pmi || !spec.store_file.empty() ||
+      spec.world_size < 2) {
+    throw error;
+  }
+  const std::string reason = who(spec.rank) + ": " + error.what();
+  try {
+    if (spec.rank == 0 && !spec.launcher_hosts_store) {
+      WEFT_LOG(WARN) << reason << "; keeping the rendezvous store up until the other ranks "
+                     << "have heard (at most " << kAbortLinger.count() << " s)";
+      std::unique_ptr<rendezvous::TcpStoreServer> server = host_store(spec);
+      base::Deadline d = base::Deadline::after(kAbortLinger);
+      rendezvous::TcpStoreClient client(spec.store_host.empty() ? "127.0.0.1" : spec.store_host,
+                                        spec.store_port, d);
+      rendezvous::PrefixStore store(store_namespace(group_name), client);
+      rendezvous::abort_join(store, reason, d);
+      rendezvous::await_abort_heard(store, spec.world_size, d);
+    } else if (!spec.store_host.empty()) {
+      // Long enough for rank 0, started at the same moment, to open the store.
+      base::Deadline d = base::Deadline::after(std::chrono::seconds(3));
       rendezvous::TcpStoreClient client(spec.store_host, spec.store_port, d);
       rendezvous::PrefixStore store(store_namespace(group_name), client);
-      rendezvous::abort_join(store, self_description() + ": " + error.what(), d);
-    } catch (const Error&) {
+      rendezvous::abort_join(store, reason, d);
     }
+  } catch (const Error&) {
+    // Best effort: the others time out, and this process says why.
   }
   throw error;
 }
@@ -165,9 +220,19 @@ void or_abort_join(runtime::Context& c, Step step) {
   } catch (const InvalidArgument&) {
     throw;  // the job was aborted elsewhere, and that process said why
   } catch (const Error& e) {
-    rendezvous::abort_join(*c.job->store, e.what(), base::Deadline::after(std::chrono::seconds(2)));
+    rendezvous::abort_join(*c.job->store, who(c.rank) + ": " + e.what(),
+                           base::Deadline::after(std::chrono::seconds(2)));
     throw;
   }
+}
+
+// Rank 0, failing, hosts the store the others are (or will be) asking about an abort:
+// it closes it only once they have heard, or after kAbortLinger.
+void linger_after_abort(runtime::Context& c, const rendezvous::InitSpec& spec,
+                        base::Deadline deadline) {
+  if (!c.job->store_server || !c.job->store) return;
+  rendezvous::await_abort_heard(*c.job->store, spec.world_size,
+                                deadline.min(base::Deadline::after(kAbortLinger)));
 }
 
 // One TCP connection per peer, always: it carries the traffic to peers shared memory
@@ -190,9 +255,13 @@ void connect_peers(runtime::Context& c, const std::vector<runtime::PeerRecord>& 
     shm.exchange(*c.job->store, deadline);
     for (int peer = 0; peer < c.world_size; ++peer) {
       if (peer != c.rank && !transports.tcp && !shm.reaches(peer)) {
-        throw InvalidArgument("init_process_group (rank " + std::to_string(c.rank) +
+        InvalidArgument error("init_process_group (rank " + std::to_string(c.rank) +
                               "): " + transports.setting + ", but " + c.engine->peer_name(peer) +
                               " does not share memory with this process");
+        // First-hand, unlike the InvalidArgument of an abort seen: tell the others.
+        rendezvous::abort_join(*c.job->store, who(c.rank) + ": " + error.what(),
+                               base::Deadline::after(std::chrono::seconds(2)));
+        throw error;
       }
     }
   });
@@ -225,21 +294,24 @@ void init_process_group(const std::string& backend, const std::string& init_meth
                 "init_process_group: already initialized as rank " + std::to_string(c.rank) +
                     " of " + std::to_string(c.world_size) + "; call destroy_process_group first");
   }
-  runtime::TransportChoice transports = runtime::select_transports(backend);
-  Timeout t =
-      timeout.count() >= 0 ? timeout : base::env::get_seconds("WEFT_TIMEOUT", kDefaultGroupTimeout);
-  if (t.count() <= 0) {
-    throw InvalidArgument("init_process_group: timeout must be positive, not " +
-                          std::to_string(t.count()) + " ms");
-  }
-  base::Deadline deadline = base::Deadline::after(t);
-
   rendezvous::InitSpec spec = rendezvous::parse_init_method(init_method, world_size, rank);
+  // Once this process knows where the job meets, an argument it cannot use dooms the
+  // job: the others hear of it (refuse_rank) instead of waiting out their timeout.
+  runtime::TransportChoice transports;
+  Timeout t;
   try {
     rendezvous::check_rank(spec);
+    transports = runtime::select_transports(backend);
+    t = timeout.count() >= 0 ? timeout
+                             : base::env::get_seconds("WEFT_TIMEOUT", kDefaultGroupTimeout);
+    if (t.count() <= 0) {
+      throw InvalidArgument("init_process_group: timeout must be positive, not " +
+                            std::to_string(t.count()) + " ms");
+    }
   } catch (const InvalidArgument& e) {
     refuse_rank(spec, group_name, e);
   }
+  base::Deadline deadline = base::Deadline::after(t);
 
   if (!spec.launcher.empty() && spec.launcher != "env://") {
     WEFT_LOG(INFO) << "init_process_group: started by " << spec.launcher << ": rank " << spec.rank
@@ -252,69 +324,86 @@ void init_process_group(const std::string& backend, const std::string& init_meth
   c->timeout = t;
   base::log::set_rank(spec.rank);
 
-  runtime::PeerRecord self;
-  self.host = base::local_host_identity();
-  self.pid = getpid();
-  std::vector<runtime::PeerRecord> records{self};
-  std::unique_ptr<transport::tcp::TcpConnector> connector;
-  uint64_t job_id = 0;
   double rendezvous_ms = 0;
-  if (!spec.singleton) {
-    rendezvous::JoinResult joined;
-    while (true) {
-      try {
-        base::SocketAddress route = open_store(*c, spec, group_name, deadline);
-        connector = std::make_unique<transport::tcp::TcpConnector>(
-            base::env::get("WEFT_SOCKET_IFNAME"), route);
-        self.tcp = connector->record();
-        joined = rendezvous::join_world(*c->job->store, spec.rank, spec.world_size, self.encode(),
-                                        self_description(self.tcp), deadline);
-        break;
-      } catch (const rendezvous::StoreLost& e) {
-        // Most often the store of the previous job on this port, closing as this rank
-        // arrived: join again, at the new store.
-        // (A store found through PMI or a file cannot have moved.)
-        if (deadline.expired() || spec.pmi || spec.multicast || !spec.store_file.empty()) throw;
-        WEFT_LOG(INFO) << "lost the rendezvous store while joining (" << e.what()
-                       << "); joining again";
-        c->job->store.reset();
-        c->job->store_connection.reset();
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  try {
+    runtime::PeerRecord self;
+    self.host = base::local_host_identity();
+    self.pid = getpid();
+    self.shm = transports.shm;
+    std::vector<runtime::PeerRecord> records{self};
+    std::unique_ptr<transport::tcp::TcpConnector> connector;
+    uint64_t job_id = 0;
+    if (!spec.singleton) {
+      rendezvous::JoinResult joined;
+      int losses = 0;  // in a row
+      while (true) {
+        try {
+          base::SocketAddress route = open_store(*c, spec, group_name, deadline);
+          connector = std::make_unique<transport::tcp::TcpConnector>(
+              base::env::get("WEFT_SOCKET_IFNAME"), route);
+          self.tcp = connector->record();
+          joined = rendezvous::join_world(*c->job->store, spec.rank, spec.world_size, self.encode(),
+                                          self_description(self.tcp), deadline);
+          break;
+        } catch (const rendezvous::StoreLost& e) {
+          // Most often the store of the previous job on this port, closing as this rank
+          // arrived: join again, at the new store.
+          // (A store found through PMI or a file cannot have moved.)
+          if (deadline.expired() || spec.pmi || spec.multicast || !spec.store_file.empty()) throw;
+          // A store closes once; a service that closes every connection is no store.
+          if (++losses == kMaxStoreLosses) {
+            throw Error(ErrorCode::kPeer,
+                        "init_process_group (rank " + std::to_string(spec.rank) +
+                            "): " + std::to_string(losses) + " connections in a row to " +
+                            base::format_host_port(spec.store_host, spec.store_port) +
+                            " closed before the join was done (last: " + e.what() + "): port " +
+                            std::to_string(spec.store_port) +
+                            " seems to be used by something else; choose another MASTER_PORT");
+          }
+          WEFT_LOG(INFO) << "lost the rendezvous store while joining (" << e.what()
+                         << "); joining again";
+          c->job->store.reset();
+          c->job->store_connection.reset();
+          std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
       }
+      job_id = joined.job_id;
+      records.clear();
+      for (int r = 0; r < spec.world_size; ++r) {
+        records.push_back(runtime::PeerRecord::decode(joined.records[r], r));
+      }
+      rendezvous_ms = ms_since(start);
+    } else {
+      WEFT_LOG(INFO) << "no rendezvous information; running as a world of one";
     }
-    job_id = joined.job_id;
-    records.clear();
-    for (int r = 0; r < spec.world_size; ++r) {
-      records.push_back(runtime::PeerRecord::decode(joined.records[r], r));
+
+    std::vector<p2p::PeerInfo> peers;
+    for (const auto& r : records) peers.push_back({r.host.hostname, r.pid});
+    p2p::EngineOptions options = engine_options(records, spec.rank);
+    c->engine = std::make_unique<p2p::Engine>(spec.rank, peers, options);
+    c->job_id = job_id;
+    c->shares_memory.assign(spec.world_size, false);
+    c->arena_options = {options.spin, options.oversubscribed};
+    if (connector) {
+      std::optional<runtime::ShmPeers> shm;
+      or_abort_join(*c, [&] {
+        shm.emplace(records, spec.rank, job_id, transports,
+                    runtime::shm_options_from_env(options.eager_limit));
+      });
+      connect_peers(*c, records, *connector, *shm, transports, job_id, deadline);
     }
-    rendezvous_ms = ms_since(start);
-  } else {
-    WEFT_LOG(INFO) << "no rendezvous information; running as a world of one";
-  }
+    c->engine->start();
 
-  std::vector<p2p::PeerInfo> peers;
-  for (const auto& r : records) peers.push_back({r.host.hostname, r.pid});
-  p2p::EngineOptions options = engine_options(records, spec.rank);
-  c->engine = std::make_unique<p2p::Engine>(spec.rank, peers, options);
-  c->job_id = job_id;
-  c->shares_memory.assign(spec.world_size, false);
-  c->arena_options = {options.spin, options.oversubscribed};
-  if (connector) {
-    std::optional<runtime::ShmPeers> shm;
-    or_abort_join(*c, [&] {
-      shm.emplace(records, spec.rank, job_id, transports,
-                  runtime::shm_options_from_env(options.eager_limit));
-    });
-    connect_peers(*c, records, *connector, *shm, transports, job_id, deadline);
+    std::vector<int> everyone;
+    for (int r = 0; r < spec.world_size; ++r) everyone.push_back(r);
+    std::shared_ptr<collectives::SharedArena> arena;
+    or_abort_join(*c,
+                  [&] { arena = runtime::establish_arena(*c, 0, everyone, spec.rank, deadline); });
+    c->world = runtime::make_group_record(0, "world", everyone, spec.rank, t, std::move(arena));
+  } catch (const Error&) {
+    linger_after_abort(*c, spec, deadline);
+    throw;
   }
-  c->engine->start();
-
-  std::vector<int> everyone;
-  for (int r = 0; r < spec.world_size; ++r) everyone.push_back(r);
-  std::shared_ptr<collectives::SharedArena> arena;
-  or_abort_join(*c,
-                [&] { arena = runtime::establish_arena(*c, 0, everyone, spec.rank, deadline); });
-  c->world = runtime::make_group_record(0, "world", everyone, spec.rank, t, std::move(arena));
 
   WEFT_LOG(INFO) << "init_process_group: rank " << spec.rank << " of " << spec.world_size
                  << " ready in " << ms_since(start) << " ms (rendezvous " << rendezvous_ms

@@ -46,7 +46,12 @@ ShmPeers::ShmPeers(const std::vector<PeerRecord>& records, int rank, uint64_t jo
   std::vector<int> senders;
   for (int r = 0; r < static_cast<int>(records.size()); ++r) {
     if (r == rank) continue;
-    if (records[r].host.shares_memory_with(me)) {
+    if (!records[r].shm) {
+      // Both sides skip the pair, so neither waits for the other's inbox.
+      WEFT_LOG(INFO) << "rank " << rank << " -> rank " << r
+                     << ": shared memory not used, since rank " << r
+                     << "'s backend or WEFT_TRANSPORTS rules it out";
+    } else if (records[r].host.shares_memory_with(me)) {
       locals_.emplace_back().rank = r;
       senders.push_back(r);
     } else if (records[r].host.boot_id == me.boot_id) {

@@ -12,8 +12,11 @@ struct TransportChoice {
   std::string setting;  // what chose them, for errors ("WEFT_TRANSPORTS=shm")
 };
 
-// InvalidArgument for an unknown backend, an unknown name in WEFT_TRANSPORTS, or an
-// empty selection.
+// `backend`, in any case: "auto" (the best transport per peer); "gloo", "mpi" and "nccl",
+// the names torch.distributed's programs pass, mean the same (weft has none of those
+// libraries underneath); "tcp" forces TCP. Logs one INFO line saying what was asked for
+// and what was chosen. InvalidArgument for an unknown backend, an unknown name in
+// WEFT_TRANSPORTS, or an empty selection.
 TransportChoice select_transports(const std::string& backend);
 
 }  // namespace weft::runtime

@@ -32,9 +32,20 @@ TEST(RankEnvironment, TellsEachRankWhereItStands) {
   EXPECT_EQ(env["MASTER_ADDR"], "10.0.0.1");
   EXPECT_EQ(env["MASTER_PORT"], "40123");
   EXPECT_EQ(env["WEFT_LAUNCHER_STORE"], "1");
+  EXPECT_EQ(env["WEFT_RANK_PREFIXED"], "0");
   EXPECT_EQ(env["PATH"], "/bin");
   EXPECT_EQ(env["HOME"], "/root");
-  EXPECT_EQ(env.size(), 10u);
+  EXPECT_EQ(env.size(), 11u);
+}
+
+TEST(RankEnvironment, SaysWhetherWeftrunPrefixesTheRanksLines) {
+  RankPlacement placement{0, 2, "127.0.0.1", 5};
+  placement.rank_prefixed = true;
+  EXPECT_EQ(as_map(rank_environment({"WEFT_RANK_PREFIXED=0"}, {}, placement))["WEFT_RANK_PREFIXED"],
+            "1");
+  placement.rank_prefixed = false;
+  EXPECT_EQ(as_map(rank_environment({"WEFT_RANK_PREFIXED=1"}, {}, placement))["WEFT_RANK_PREFIXED"],
+            "0");
 }
 
 TEST(RankEnvironment, LauncherValuesReplaceInheritedOnes) {

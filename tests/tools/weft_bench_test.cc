@@ -24,6 +24,19 @@ std::string read_file(const std::string& path) {
   return text.str();
 }
 
+// The same version as weftrun's: both print weft::kVersion. (weft-bench answers
+// --version before it joins any job.)
+TEST(WeftBench, PrintsWeftsVersionAsWeftrunDoes) {
+  auto bench = run_weftrun({"-n", "1", "--no-prefix", kWeftBench, "--version"});
+  ASSERT_EQ(bench.exit_code, 0) << bench.err;
+  std::smatch m;
+  ASSERT_TRUE(
+      std::regex_match(bench.out, m, std::regex(R"(weft-bench \(weft\) (\d+\.\d+\.\d+)\n)")))
+      << bench.out;
+  auto weftrun = run_weftrun({"--version"});
+  EXPECT_EQ(weftrun.out, "weftrun (weft) " + m[1].str() + "\n");
+}
+
 TEST(WeftBench, PingpongWritesOneCorrectRowPerSize) {
   const char* tmp = std::getenv("TEST_TMPDIR");
   std::string json = std::string(tmp ? tmp : "/tmp") + "/pingpong.json";

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "base/socket.h"
 #include "tests/tools/weftrun_process.h"
 #include "tools/weftrun/cpu_binding.h"
 
@@ -55,6 +56,45 @@ TEST(WeftrunIntegration, GivesEveryRankItsPlaceAndAStore) {
   }
 }
 
+TEST(WeftrunIntegration, PrintsWeftsVersion) {
+  WeftrunResult r = run_weftrun({"--version"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(std::regex_match(r.out, std::regex(R"(weftrun \(weft\) \d+\.\d+\.\d+\n)")))
+      << describe(r);
+}
+
+// --pass-local-rank: each rank's arguments end with --local_rank=N, the original
+// launcher's way; print_rank_env shows its arguments as "env ARG ..." lines, in order.
+// --use_env is accepted and changes nothing.
+TEST(WeftrunIntegration, PassesTheLocalRankAsAnArgumentWhenAsked) {
+  WeftrunResult r =
+      run_weftrun({"-n", "2", "--use_env", "--pass-local-rank", kPrintRankEnv, "RANK"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  for (int rank = 0; rank < 2; ++rank) {
+    std::string p = "[" + std::to_string(rank) + "] ";
+    EXPECT_TRUE(contains(r.out, p + "env RANK=" + std::to_string(rank) + "\n" + p +
+                                    "env --local_rank=" + std::to_string(rank) + " unset\n"))
+        << describe(r);
+  }
+  WeftrunResult plain = run_weftrun({"-n", "1", "--use_env", kPrintRankEnv, "RANK"});
+  ASSERT_EQ(plain.exit_code, 0) << describe(plain);
+  EXPECT_FALSE(contains(plain.out, "--local_rank")) << describe(plain);
+}
+
+// Node 0 cannot host the store on a port another process holds, and says so.
+TEST(WeftrunIntegration, AMasterPortInUseIsReportedAsSuch) {
+  weft::base::Fd held = weft::base::listen_on(weft::base::resolve("127.0.0.1", 0).front(), 4);
+  const std::string port = std::to_string(weft::base::local_address(held.get()).port());
+  WeftrunResult r =
+      run_weftrun({"--nnodes", "2", "--node-rank", "0", "--nproc-per-node", "1", "--master-addr",
+                   "127.0.0.1", "--master-port", port, kPrintRankEnv});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_TRUE(contains(r.err, "port " + port +
+                                  " is in use by another job or server on this host; choose "
+                                  "another --master-port"))
+      << describe(r);
+}
+
 TEST(WeftrunIntegration, RunsAWeftJobOverTheStoreItHosts) {
   WeftrunResult r = run_weftrun({"-n", "4", "--timeout", "30", kRingPass});
   ASSERT_EQ(r.exit_code, 0) << describe(r);
@@ -65,6 +105,25 @@ TEST(WeftrunIntegration, RunsAWeftJobOverTheStoreItHosts) {
         r.out, "[" + n + "] rank " + n + " of 4 received " + left + " from rank " + left + "\n"))
         << describe(r);
   }
+}
+
+// weftrun shows each line's rank in front of it; weft's log lines do not show it again.
+TEST(WeftrunIntegration, ShowsTheRankOfALogLineOnce) {
+  WeftrunResult r = run_weftrun({"-n", "2", "--timeout", "30", kRingPass}, {"WEFT_DEBUG=INFO"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  for (const char* rank : {"0", "1"}) {
+    EXPECT_TRUE(std::regex_search(
+        r.err, std::regex(std::string(R"((^|\n)\[)") + rank + R"(\] \S+:\d+ weft INFO )")))
+        << describe(r);
+  }
+  EXPECT_FALSE(std::regex_search(r.err, std::regex(R"(\[\d\] \S+:\d+ \[\d\] weft )")))
+      << describe(r);
+  // Without weftrun's prefix, the line shows its rank itself.
+  WeftrunResult bare =
+      run_weftrun({"-n", "2", "--no-prefix", "--timeout", "30", kRingPass}, {"WEFT_DEBUG=INFO"});
+  ASSERT_EQ(bare.exit_code, 0) << describe(bare);
+  EXPECT_TRUE(std::regex_search(bare.err, std::regex(R"((^|\n)\S+:\d+ \[1\] weft INFO )")))
+      << describe(bare);
 }
 
 TEST(WeftrunIntegration, ShowsThePeersOwnErrorsAfterARankDies) {

@@ -122,12 +122,52 @@ TEST(WeftrunOptions, ParsesHostsAndTheLaunchAgent) {
   EXPECT_EQ(parse({"-n", "2", "--bind-to=numa", "prog"}).bind_to, BindTo::kNuma);
 }
 
+TEST(WeftrunOptions, VersionStopsParsing) {
+  EXPECT_TRUE(parse({"--version"}).show_version);
+  EXPECT_TRUE(parse({"-n", "2", "--version", "--bogus"}).show_version);
+  EXPECT_FALSE(parse({"-n", "2", "prog", "--version"}).show_version);
+}
+
+// The original launcher's flags: --use_env changes nothing (LOCAL_RANK is always set);
+// --pass-local-rank asks for --local_rank=N after the program's own arguments.
+TEST(WeftrunOptions, AcceptsTheOriginalLaunchersFlags) {
+  Options plain = parse({"-n", "2", "prog", "a"});
+  Options use_env = parse({"-n", "2", "--use_env", "prog", "a"});
+  EXPECT_EQ(use_env.program, plain.program);
+  EXPECT_EQ(use_env.program_args, plain.program_args);
+  EXPECT_FALSE(use_env.pass_local_rank);
+  EXPECT_FALSE(parse({"--use-env", "-n", "2", "prog"}).pass_local_rank);
+  EXPECT_FALSE(plain.pass_local_rank);
+  Options pass = parse({"-n", "2", "--pass-local-rank", "prog", "a"});
+  EXPECT_TRUE(pass.pass_local_rank);
+  EXPECT_EQ(pass.program_args, (std::vector<std::string>{"a"}));
+  EXPECT_TRUE(parse({"--pass_local_rank", "-n", "2", "prog"}).pass_local_rank);
+}
+
 TEST(WeftrunOptions, UsageTextNamesEveryOption) {
   std::string text = usage_text();
-  for (const char* flag : {"-n N", "-np N", "-x NAME", "-x NAME=value", "--timeout S", "--grace S",
-                           "--no-prefix", "--help", "--nproc-per-node P", "--nnodes N",
-                           "--node-rank K", "--master-addr A", "--master-port Q", "-H LIST",
-                           "--hostfile F", "--launch-agent C", "--bind-to W", "--nproc_per_node"}) {
+  for (const char* flag : {"-n N",
+                           "-np N",
+                           "-x NAME",
+                           "-x NAME=value",
+                           "--timeout S",
+                           "--grace S",
+                           "--no-prefix",
+                           "--help",
+                           "--nproc-per-node P",
+                           "--nnodes N",
+                           "--node-rank K",
+                           "--master-addr A",
+                           "--master-port Q",
+                           "-H LIST",
+                           "--hostfile F",
+                           "--launch-agent C",
+                           "--bind-to W",
+                           "--nproc_per_node",
+                           "--pass-local-rank",
+                           "--use-env",
+                           "--use_env",
+                           "--version"}) {
     EXPECT_NE(text.find(flag), std::string::npos) << flag;
   }
 }

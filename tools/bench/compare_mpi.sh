@@ -119,7 +119,8 @@ run() {
     weft)
       # The pingpong runs log at INFO, which reports at init the transport each rank
       # chose for its peer (the table's header quotes it) and nothing per message. The
-      # all_reduce runs must not: INFO logs the algorithm of every collective call.
+      # all_reduce runs log at the default level, so that no logging is timed (INFO
+      # names the algorithm of the first call of each kind).
       local debug=${WEFT_DEBUG:-WARN}
       if [ "$benchmark" = pingpong ]; then
         debug=${WEFT_DEBUG:-INFO}

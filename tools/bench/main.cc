@@ -39,7 +39,8 @@ int usage(const char* why) {
                "  -d cuda: device buffers (one GPU per rank by LOCAL_RANK), with the bound the "
                "device memory bandwidth sets; --compare nccl adds NCCL's times (libnccl.so.2, "
                "loaded at run time; comparison only)\n"
-               "  sizes accept K, M and G suffixes; --json writes the rows for tools\n");
+               "  sizes accept K, M and G suffixes; --json writes the rows for tools\n"
+               "       weft-bench --version   prints weft's version\n");
   return 2;
 }
 
@@ -168,6 +169,10 @@ int run_collective(const std::string& collective, int argc, char** argv) {
 int main(int argc, char** argv) {
   if (argc < 2 || std::strcmp(argv[1], "-h") == 0 || std::strcmp(argv[1], "--help") == 0) {
     return usage(nullptr);
+  }
+  if (std::strcmp(argv[1], "--version") == 0) {
+    std::printf("weft-bench (weft) %s\n", weft::kVersion);
+    return 0;
   }
   if (weft::bench::is_benchmarked_collective(argv[1])) {
     try {

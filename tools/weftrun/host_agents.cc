@@ -75,6 +75,7 @@ std::vector<std::string> agent_command(const Options& options, const JobLayout& 
     remote.push_back(format_seconds(*options.timeout));
   }
   if (!options.prefix_output) remote.push_back("--no-prefix");
+  if (options.pass_local_rank) remote.push_back("--pass-local-rank");
   for (const auto& assignment : launch.exports) {
     remote.push_back("-x");
     remote.push_back(assignment);

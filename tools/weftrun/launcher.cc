@@ -103,9 +103,11 @@ std::vector<LaunchUnit> rank_units(const Options& options, const JobLayout& layo
     unit.index = first + local;
     unit.prefix = options.prefix_output ? rank_prefix(unit.index) : "";
     RankPlacement placement{unit.index, layout.world_size, store_host, store_port,
-                            local,      local_ranks,       node};
+                            local,      local_ranks,       node,       options.prefix_output};
     unit.request.program = options.program;
     unit.request.args = options.program_args;
+    if (options.pass_local_rank)
+      unit.request.args.push_back("--local_rank=" + std::to_string(local));
     unit.request.signal_mask = signals.rank_signal_mask();
     unit.request.default_signals = signals.rank_default_signals();
     unit.request.environment = rank_environment(inherited, exports.assignments, placement);
@@ -189,7 +191,15 @@ int run_job(const Options& options) {
     if (node == 0) {
       // Every interface: --master-addr may be a name that resolves to loopback here.
       int family = base::resolve(store_host, store_port).front().family();
-      store.emplace(base::wildcard_address(family, store_port));
+      try {
+        store.emplace(base::wildcard_address(family, store_port));
+      } catch (const base::AddressInUse& e) {
+        throw Error(e.code(), "weftrun: node 0 cannot host the job's store: port " +
+                                  std::to_string(store_port) +
+                                  " is in use by another job or server on this host; choose "
+                                  "another --master-port (" +
+                                  e.what() + ")");
+      }
     }
     base::Deadline deadline =
         base::Deadline::after(base::env::get_seconds("WEFT_TIMEOUT", std::chrono::seconds(300)));

@@ -10,6 +10,7 @@
 
 #include "tools/weftrun/launcher.h"
 #include "tools/weftrun/options.h"
+#include "weft/version.h"
 
 namespace {
 
@@ -42,6 +43,10 @@ int main(int argc, char** argv) {
   }
   if (options.show_help) {
     std::fputs(weft::weftrun::usage_text().c_str(), stdout);
+    return 0;
+  }
+  if (options.show_version) {
+    std::printf("weftrun (weft) %s\n", weft::kVersion);
     return 0;
   }
   try {

@@ -147,6 +147,14 @@ Options parse_options(const std::vector<std::string>& args) {
     if (flag == "-h" || flag == "--help") {
       options.show_help = true;
       return options;
+    } else if (flag == "--version") {
+      options.show_version = true;
+      return options;
+    } else if (flag == "--use-env" && !inline_value) {
+      // The original launcher's switch from --local_rank to LOCAL_RANK: weftrun always
+      // sets LOCAL_RANK, so there is nothing to switch.
+    } else if (flag == "--pass-local-rank" && !inline_value) {
+      options.pass_local_rank = true;
     } else if (flag == "-n" || flag == "-np") {
       options.num_ranks = parse_rank_count(flag, cursor.value_of(flag, inline_value));
       have_ranks = true;
@@ -262,17 +270,25 @@ std::string usage_text() {
          "  --grace S       after the first rank fails, wait S seconds (default 5) for the\n"
          "                  others to exit by themselves before stopping them\n"
          "  --no-prefix     relay output lines without the \"[rank] \" prefix\n"
+         "  --pass-local-rank\n"
+         "                  append --local_rank=N (the rank's LOCAL_RANK) to each rank's\n"
+         "                  arguments, as the original torch.distributed.launch did\n"
+         "  --use-env       accepted for torch.distributed.launch's --use_env; changes\n"
+         "                  nothing, since every rank has LOCAL_RANK in its environment\n"
+         "  --version       print weft's version\n"
          "  -h, --help      show this help\n"
          "\n"
          "torchrun's spellings (--nproc_per_node, --node_rank, --master_addr,\n"
-         "--master_port) work too.\n"
+         "--master_port, --use_env, --pass_local_rank) work too.\n"
          "\n"
          "Each rank gets RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, GROUP_RANK (its\n"
-         "node), MASTER_ADDR, MASTER_PORT and WEFT_LAUNCHER_STORE=1. SIGINT, SIGTERM,\n"
-         "SIGHUP and SIGQUIT are forwarded to the ranks; a second SIGINT kills them. The\n"
-         "exit status is that of the first rank to fail (128+N for a signal N), 124 on\n"
-         "--timeout, 0 when all ranks succeed. In a job on several hosts, a failure on\n"
-         "one host stops the ranks on every host, and every weftrun reports it.\n";
+         "node), MASTER_ADDR, MASTER_PORT, WEFT_LAUNCHER_STORE=1 and WEFT_RANK_PREFIXED\n"
+         "(1 unless --no-prefix: weft's log lines then leave out the rank the prefix\n"
+         "shows). SIGINT, SIGTERM, SIGHUP and SIGQUIT are forwarded to the ranks; a\n"
+         "second SIGINT kills them. The exit status is that of the first rank to fail\n"
+         "(128+N for a signal N), 124 on --timeout, 0 when all ranks succeed. In a job\n"
+         "on several hosts, a failure on one host stops the ranks on every host, and\n"
+         "every weftrun reports it.\n";
 }
 
 }  // namespace weft::weftrun

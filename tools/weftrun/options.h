@@ -5,7 +5,9 @@
 // or value at fault; it reads nothing but its argument (a --hostfile is read later, see
 // job_layout.h), so every case is testable. Options end at the first argument that is not
 // an option (or after `--`): that is the program, and everything after it belongs to the
-// program. Long options also take torchrun's spellings (`--nproc_per_node`, `--node_rank`,
+// program. `--use_env`, the original launcher's flag, is accepted and changes nothing:
+// LOCAL_RANK is always in the environment. Long options also take torchrun's spellings
+// (`--nproc_per_node`, `--node_rank`,
 // `--master_addr`, `--master_port`): underscores in a long option's name count as dashes.
 #pragma once
 
@@ -49,10 +51,11 @@ struct HostSlots {
 };
 
 struct Options {
-  bool show_help = false;  // -h/--help: everything else is left unparsed
-  int num_ranks = 0;       // -n: ranks in the whole job; 0 when not given
-  int nproc_per_node = 0;  // --nproc-per-node: ranks on each host; 0 when not given
-  int nnodes = 0;          // --nnodes; 0 when not given
+  bool show_help = false;     // -h/--help: everything else is left unparsed
+  bool show_version = false;  // --version: likewise
+  int num_ranks = 0;          // -n: ranks in the whole job; 0 when not given
+  int nproc_per_node = 0;     // --nproc-per-node: ranks on each host; 0 when not given
+  int nnodes = 0;             // --nnodes; 0 when not given
   // --node-rank: this weftrun runs node K's share of a job that weftruns on other hosts
   // run the rest of.
   std::optional<int> node_rank;
@@ -68,6 +71,9 @@ struct Options {
   std::optional<std::chrono::milliseconds> timeout;
   std::chrono::milliseconds grace{5000};
   bool prefix_output = true;
+  // --pass-local-rank: each rank's arguments end with --local_rank=N (N its LOCAL_RANK),
+  // as the original launcher passed it to programs written before LOCAL_RANK existed.
+  bool pass_local_rank = false;
   std::string program;
   std::vector<std::string> program_args;
 };

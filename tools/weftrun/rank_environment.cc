@@ -11,8 +11,8 @@ std::string name_of(const std::string& entry) { return entry.substr(0, entry.fin
 
 const std::vector<std::string>& launcher_variable_names() {
   static const std::vector<std::string> names = {
-      "RANK",       "WORLD_SIZE",  "LOCAL_RANK",  "LOCAL_WORLD_SIZE",
-      "GROUP_RANK", "MASTER_ADDR", "MASTER_PORT", "WEFT_LAUNCHER_STORE",
+      "RANK",        "WORLD_SIZE",  "LOCAL_RANK",          "LOCAL_WORLD_SIZE",   "GROUP_RANK",
+      "MASTER_ADDR", "MASTER_PORT", "WEFT_LAUNCHER_STORE", "WEFT_RANK_PREFIXED",
   };
   return names;
 }
@@ -60,6 +60,7 @@ std::vector<std::string> rank_environment(const std::vector<std::string>& inheri
       "MASTER_ADDR=" + placement.store_host,
       "MASTER_PORT=" + std::to_string(placement.store_port),
       "WEFT_LAUNCHER_STORE=1",
+      std::string("WEFT_RANK_PREFIXED=") + (placement.rank_prefixed ? "1" : "0"),
   };
   // Keep the first position of each name (so the order stays recognisable) and the last
   // value given for it.

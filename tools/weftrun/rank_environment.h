@@ -1,8 +1,10 @@
 // The environment each rank starts with: weftrun's own environment, then the `-x`
 // assignments, then the variables that tell the rank where it stands and where the
 // store is (RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, GROUP_RANK, MASTER_ADDR,
-// MASTER_PORT, WEFT_LAUNCHER_STORE=1). Later entries replace earlier ones of the same name, so a
-// value inherited from an enclosing launcher never leaks into a rank.
+// MASTER_PORT, WEFT_LAUNCHER_STORE=1, and WEFT_RANK_PREFIXED, 1 when weftrun prefixes the
+// rank's output lines with its rank, so weft's log lines leave theirs out). Later entries replace
+// earlier ones of the same name, so a value inherited from an enclosing launcher never leaks into a
+// rank.
 #pragma once
 
 #include <cstdint>
@@ -34,9 +36,10 @@ struct RankPlacement {
   int world_size = 1;
   std::string store_host;
   uint16_t store_port = 0;
-  int local_rank = 0;        // among the ranks on this host
-  int local_world_size = 1;  // ranks on this host
-  int node_rank = 0;         // torchrun's GROUP_RANK
+  int local_rank = 0;          // among the ranks on this host
+  int local_world_size = 1;    // ranks on this host
+  int node_rank = 0;           // torchrun's GROUP_RANK
+  bool rank_prefixed = false;  // weftrun puts "[rank] " before each line the rank writes
 };
 
 // The complete environment of one rank, as "NAME=value" entries with unique names.
