@@ -54,7 +54,7 @@ if [ "$keep_debug" = 0 ]; then
     "$prefix/lib/libweft.a"
 fi
 
-version=$(sed -n 's/.*kVersion = "\(.*\)";/\1/p' include/weft/version.h)
+version=$(sed -n 's/.*kVersion[^=]*= "\(.*\)";/\1/p' include/weft/version.h)
 cat > "$prefix/lib/pkgconfig/weft.pc" <<PC
 prefix=$prefix
 includedir=\${prefix}/include
