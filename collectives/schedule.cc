@@ -5,11 +5,11 @@
 namespace weft::collectives {
 
 OpId ScheduleBuilder::send(int peer, Region src, std::initializer_list<OpId> after) {
-  return add({.type = OpType::kSend, .peer = peer, .a = src}, after, {src}, {});
+  return add({.type = OpType::kSend, .peer = peer, .dst = {}, .a = src, .b = {}}, after, {src}, {});
 }
 
 OpId ScheduleBuilder::recv(int peer, Region dst, std::initializer_list<OpId> after) {
-  return add({.type = OpType::kRecv, .peer = peer, .dst = dst}, after, {}, {dst});
+  return add({.type = OpType::kRecv, .peer = peer, .dst = dst, .a = {}, .b = {}}, after, {}, {dst});
 }
 
 OpId ScheduleBuilder::reduce(Region dst, Region a, Region b) {
@@ -17,7 +17,7 @@ OpId ScheduleBuilder::reduce(Region dst, Region a, Region b) {
 }
 
 OpId ScheduleBuilder::copy(Region dst, Region src) {
-  return add({.type = OpType::kCopy, .dst = dst, .a = src}, {}, {src}, {dst});
+  return add({.type = OpType::kCopy, .dst = dst, .a = src, .b = {}}, {}, {src}, {dst});
 }
 
 Region ScheduleBuilder::allocate_scratch(uint64_t count) {
@@ -104,7 +104,7 @@ void ScheduleBuilder::track(Region region, bool write, OpId op, std::vector<OpId
   if (write) {
     // The write supersedes every earlier access to the range: one entry now covers it.
     accesses.erase(first, last);
-    accesses.emplace(begin, Access{.end = end, .writer = op});
+    accesses.emplace(begin, Access{.end = end, .writer = op, .readers = {}});
     return;
   }
   // Reads also cover the gaps no operation has touched yet.
@@ -112,7 +112,7 @@ void ScheduleBuilder::track(Region region, bool write, OpId op, std::vector<OpId
   for (auto it = accesses.lower_bound(begin); at < end;) {
     if (it == accesses.end() || it->first > at) {
       uint64_t gap_end = it == accesses.end() ? end : std::min(end, it->first);
-      it = accesses.emplace_hint(it, at, Access{.end = gap_end});
+      it = accesses.emplace_hint(it, at, Access{.end = gap_end, .writer = -1, .readers = {}});
     }
     it->second.readers.push_back(op);
     at = it->second.end;

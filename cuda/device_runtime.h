@@ -78,6 +78,9 @@ class DeviceRuntime {
   // (no driver, no device, a build without CUDA).
   virtual int device_count() = 0;
   virtual DeviceUuid device_uuid(int device) = 0;
+  // Whether kernels on `device` can read and write `peer`'s memory directly (for
+  // reports; weft's own paths between processes use IPC, whatever this says).
+  virtual bool can_access_peer(int device, int peer) = 0;
 
   // Whether [p, p + bytes) is memory of `device` that kernels and copies there can use;
   // an empty string when it is, else why not ("it is host memory", "it is memory of

@@ -19,6 +19,8 @@ packages=(
                     # to show they are valid MPI (weft's own MPI library never uses it)
   python3-venv      # mpi4py's test suite runs on weft from a virtualenv of its own,
   python3-dev       # built from mpi4py's source distribution (tests/mpi4py)
+  cmake             # tests/install: a project outside the tree finds the installed weft
+  pkg-config        # with find_package(weft) and with pkg-config
 )
 
 exec "$(dirname "$0")/install_packages.sh" install_deps "${packages[@]}"

@@ -52,6 +52,11 @@ fi
 slurm_status=0
 tests/slurm/run_slurm_test.sh bazel-bin/tests/rendezvous/launched_program || slurm_status=1
 
+# The installed weft from outside the repository: find_package(weft), pkg-config and
+# mpicc build programs that run under the installed weftrun and mpirun.
+install_status=0
+tests/install/run_install_test.sh || install_status=1
+
 # mpi4py, built from its source distribution with weft's mpicc, passes its own test
 # suite under weft's mpirun (tests/mpi4py/run_mpi4py_tests.sh says what it leaves out).
 mpi4py_checks=()
@@ -65,6 +70,7 @@ tools/summarize_tests.sh "clang-format check=$format_status" \
   "libFuzzer targets, 4 s each (tools/run_fuzzers.sh)=$fuzz_status" \
   "${mpi4py_checks[@]}" \
   "include order (tools/check_layers.sh)=$layers_status" "${cuda_checks[@]}" \
+  "install, find_package(weft) and pkg-config (tests/install/run_install_test.sh)=$install_status" \
   "no weft segment left in /dev/shm=$leftover_status" \
   "srun -n 4 under a real one-node Slurm (tests/slurm/run_slurm_test.sh)=$slurm_status"
 summary_status=$?

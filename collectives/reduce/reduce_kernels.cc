@@ -19,7 +19,9 @@ namespace {
 // the baseline instruction set), which is what the sanitizers are there to check.
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || defined(WEFT_SANITIZER_BUILD)
 #define WEFT_ISA_CLONES
+#define WEFT_ISA_CLONED 0
 #else
+#define WEFT_ISA_CLONED 1
 #define WEFT_ISA_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #endif
 
@@ -89,6 +91,18 @@ bool supported(ReduceOp op, DType dtype) {
 }  // namespace
 
 bool op_supports(ReduceOp op, DType dtype) { return supported(op, dtype); }
+
+const char* kernel_instruction_set() {
+#if WEFT_ISA_CLONED
+  // target_clones' resolver prefers the first listed set the CPU supports.
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return "avx512f";
+  if (__builtin_cpu_supports("avx2")) return "avx2";
+  return "baseline";
+#else
+  return "baseline (sanitizer build)";
+#endif
+}
 
 void reduce_elements(ReduceOp op, DType dtype, void* dst, const void* a, const void* b,
                      uint64_t count) {

@@ -27,6 +27,11 @@ void reduce_elements(ReduceOp op, DType dtype, void* dst, const void* a, const v
 // toward zero).
 void divide_elements(DType dtype, void* data, uint64_t count, uint64_t divisor);
 
+// The instruction set of the kernels this process runs: "avx512f", "avx2" or "baseline"
+// (the loader's choice, which follows the same order), or "baseline (sanitizer build)"
+// where the kernels are not compiled per instruction set. For reports (weft-info).
+const char* kernel_instruction_set();
+
 // Conversions used by the kernels, and by tests building references.
 float float16_to_float(float16 value);
 float16 float_to_float16(float value);

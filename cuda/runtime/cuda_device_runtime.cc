@@ -160,6 +160,12 @@ class CudaDeviceRuntime final : public DeviceRuntime {
     return uuid;
   }
 
+  bool can_access_peer(int device, int peer) override {
+    int can = 0;
+    check(cudaDeviceCanAccessPeer(&can, device, peer), "cudaDeviceCanAccessPeer");
+    return can != 0;
+  }
+
   std::string check_pointer(const void* p, uint64_t bytes, int device) override {
     if (bytes == 0) return "";
     if (p == nullptr) return "it is a null pointer";

@@ -18,6 +18,7 @@ class NoDeviceRuntime final : public DeviceRuntime {
   std::string describe() override { return std::string("no CUDA (") + kNoCuda + ")"; }
   int device_count() override { refuse(); }
   DeviceUuid device_uuid(int) override { refuse(); }
+  bool can_access_peer(int, int) override { refuse(); }
   // No memory is ever device memory here; the reason is the same as for every call.
   std::string check_pointer(const void*, uint64_t, int) override { return kNoCuda; }
   AllocationRange allocation_of(const void*, int) override { refuse(); }

@@ -55,7 +55,7 @@ void expect_no_allocations(int rank, int ranks) {
   // The shared-memory variant must run on the arena, or it would prove nothing more than
   // the others.
   const char* transports = std::getenv("WEFT_TRANSPORTS");
-  if (transports != nullptr && std::string(transports) == "shm") EXPECT_TRUE(arena);
+  if (transports != nullptr && std::string(transports) { == "shm") EXPECT_TRUE(arena); }
   for (size_t count : {size_t{2}, size_t{256}}) {  // 8 B and 1 KiB of float32
     std::vector<float> input(count), output(count);
     auto in_place = [&] {
@@ -119,7 +119,9 @@ void expect_no_allocations_in_other_collectives(int rank, int ranks) {
         rank, c.name, arena ? "arena" : "links", double(n.process) / kCalls,
         double(n.thread) / kCalls, double(n.engine) / kCalls);
     EXPECT_EQ(n.thread - n.engine, 0u) << "the collective layer allocated in " << c.name;
-    if (arena && c.in_arena) EXPECT_EQ(n.process, 0u) << "the process allocated in " << c.name;
+    if (arena && c.in_arena) {
+      EXPECT_EQ(n.process, 0u) << "the process allocated in " << c.name;
+    }
   }
   destroy_process_group();
 }

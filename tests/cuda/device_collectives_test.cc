@@ -112,7 +112,9 @@ TEST(DeviceCollectives, OneDeviceOneWorkerSeveralDevicesEachTheirShare) {
       before = fake.reductions();
       reduce(t.tensor(), 1, ReduceOp::kMax);
       const uint64_t reduce_kernels = fake.reductions() - before;
-      if (rank == 1) EXPECT_EQ(t.as<float>()[7], 1 + 7 % 5);
+      if (rank == 1) {
+        EXPECT_EQ(t.as<float>()[7], 1 + 7 % 5);
+      }
       fill();
       all_gather(t.tensor(), gathered.tensor());
       EXPECT_EQ(gathered.as<float>()[3], 3.0f);

@@ -33,6 +33,10 @@ class FakeDeviceRuntime : public cuda::DeviceRuntime {
   int device_count() override { return devices_; }
   // Fake device d is the same device in every process: "fake" and d.
   cuda::DeviceUuid device_uuid(int device) override;
+  // Fake devices live in one host memory: each can reach every other.
+  bool can_access_peer(int device, int peer) override {
+    return device >= 0 && device < devices_ && peer >= 0 && peer < devices_;
+  }
   std::string check_pointer(const void* p, uint64_t bytes, int device) override;
   cuda::AllocationRange allocation_of(const void* p, int device) override;
   cuda::IpcMemHandle export_memory(const void* base, int device) override;

@@ -87,12 +87,20 @@ TEST(WeftBench, CollectiveTablesHaveNoWrongResults) {
       EXPECT_NE(result.out.find("allocs/op"), std::string::npos) << result.out;
       std::string doc = read_file(json);
       std::regex row(
-          R"re(\{"bytes": (\d+), "count": (\d+), "type": "(\w+)", "redop": "(\w+)", "root": (-?\d+), "oop_us": ([0-9.]+), "ip_us": ([0-9.]+), "oop_algbw": [0-9.]+, "oop_busbw": [0-9.]+, "ip_algbw": [0-9.]+, "ip_busbw": [0-9.]+, "oop_wrong": (\d+), "ip_wrong": (\d+), "bound_us": [0-9.]+, "nccl_us": [0-9.]+, "allocs_per_op": [0-9.]+\})re");
+          R"re(\{"bytes": (\d+), "count": (\d+), "type": "(\w+)", "redop": "(\w+)", "root": (-?\d+), "oop_us": ([0-9.]+), "ip_us": ([0-9.]+), "oop_algbw": [0-9.]+, "oop_busbw": [0-9.]+, "ip_algbw": [0-9.]+, "ip_busbw": [0-9.]+, "oop_wrong": (\d+), "ip_wrong": (\d+), "bound_us": [0-9.]+, "nccl_us": [0-9.]+, "allocs_per_op": [0-9.]+, "oop_p50_us": ([0-9.]+), "oop_p99_us": ([0-9.]+), "oop_max_us": ([0-9.]+)\})re");
       int rows = 0;
       for (std::sregex_iterator it(doc.begin(), doc.end(), row), end; it != end; ++it, ++rows) {
         EXPECT_EQ((*it)[8], "0") << collective << " " << (*it)[3] << " " << (*it)[4];
         EXPECT_EQ((*it)[9], "0") << collective << " " << (*it)[3] << " " << (*it)[4];
         EXPECT_GT(std::stod((*it)[6]), 0.0);
+        // The spread of single calls is ordered, and the slowest call is no faster than
+        // the mean.
+        const double p50 = std::stod((*it)[10]), p99 = std::stod((*it)[11]),
+                     max = std::stod((*it)[12]);
+        EXPECT_GT(p50, 0.0);
+        EXPECT_LE(p50, p99);
+        EXPECT_LE(p99, max);
+        EXPECT_GE(max * 1.001, std::stod((*it)[6]));
       }
       // Three sizes (8 B, 512 B, 32 KiB) per dtype, and per op where the collective
       // reduces: 5 ops on floating dtypes, 8 on integer ones.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <optional>
@@ -217,26 +218,45 @@ uint64_t checked_call(const Call& call, const Operands& operands, bool in_place)
 }
 
 struct Timing {
-  double us;      // per call
-  double allocs;  // heap allocations per call
+  double us;                      // per call
+  double allocs;                  // heap allocations per call
+  double p50_us, p99_us, max_us;  // of single calls, each the slowest rank's
 };
 
 // Microseconds and allocations per call over the timed calls, the slowest and the most
-// allocating rank's.
+// allocating rank's, and the spread of single calls.
 Timing time_calls(const Call& call, const Operands& operands, bool in_place, int warmup,
                   int iterations) {
+  using Clock = std::chrono::steady_clock;
   for (int i = 0; i < warmup; ++i) call(operands, in_place);
+  // Each call's time, then the mean and allocations: one all_reduce takes every rank's
+  // worst. Sized before counting, so that recording allocates nothing.
+  std::vector<double> times(iterations + 2);
   barrier();
   const uint64_t allocations_before = allocations();
-  auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < iterations; ++i) call(operands, in_place);
-  double us =
-      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() /
-      iterations;
-  const double allocs = double(allocations() - allocations_before) / iterations;
-  std::vector<double> worst{us, allocs};
-  all_reduce(view(worst), ReduceOp::kMax);
-  return {worst[0], worst[1]};
+  const Clock::time_point start = Clock::now();
+  Clock::time_point last = start;
+  for (int i = 0; i < iterations; ++i) {
+    call(operands, in_place);
+    const Clock::time_point now = Clock::now();
+    times[i] = std::chrono::duration<double, std::micro>(now - last).count();
+    last = now;
+  }
+  times[iterations] = std::chrono::duration<double, std::micro>(last - start).count() / iterations;
+  times[iterations + 1] = double(allocations() - allocations_before) / iterations;
+  all_reduce(view(times), ReduceOp::kMax);
+  Timing timing{times[iterations], times[iterations + 1], 0, 0, 0};
+  times.resize(iterations);
+  std::sort(times.begin(), times.end());
+  // Nearest rank: the smallest time at least q of the calls did not exceed.
+  auto percentile = [&](double q) {
+    const size_t rank = static_cast<size_t>(std::ceil(q * iterations));
+    return times[std::max<size_t>(rank, 1) - 1];
+  };
+  timing.p50_us = percentile(0.5);
+  timing.p99_us = percentile(0.99);
+  timing.max_us = times.back();
+  return timing;
 }
 
 }  // namespace
@@ -294,11 +314,12 @@ std::vector<CollectiveRow> run_collective_benchmark(const CollectiveOptions& opt
     }
     std::printf(
         "# allocs/op: heap allocations per call over the timed calls, the larger of "
-        "out-of-place and in-place, on the rank that made the most\n");
-    std::printf("%12s %12s %9s %6s %5s  %10s %8s %8s %6s  %10s %8s %8s %6s %9s%s%s\n", "size",
-                "count", "type", "redop", "root", "oop us", "algbw", "busbw", "#wrong", "ip us",
-                "algbw", "busbw", "#wrong", "allocs/op", bounded ? "   bound us  x bound" : "",
-                nccl ? "    nccl us weft/nccl" : "");
+        "out-of-place and in-place, on the rank that made the most\n"
+        "# p50/p99/max us: single out-of-place calls, each the slowest rank's time\n");
+    std::printf("%12s %12s %9s %6s %5s  %10s %8s %8s %6s  %10s %8s %8s %6s %9s %9s %9s %9s%s%s\n",
+                "size", "count", "type", "redop", "root", "oop us", "algbw", "busbw", "#wrong",
+                "ip us", "algbw", "busbw", "#wrong", "allocs/op", "p50 us", "p99 us", "max us",
+                bounded ? "   bound us  x bound" : "", nccl ? "    nccl us weft/nccl" : "");
   }
   for (DType d : options.dtypes) {
     for (ReduceOp op : c.reduces ? options.ops : std::vector<ReduceOp>{ReduceOp::kSum}) {
@@ -339,6 +360,11 @@ std::vector<CollectiveRow> run_collective_benchmark(const CollectiveOptions& opt
               time_calls(call, operands, in_place, options.warmup, options.iterations);
           const double us = timing.us;
           row.allocs_per_op = std::max(row.allocs_per_op, timing.allocs);
+          if (!in_place) {
+            row.oop_p50_us = timing.p50_us;
+            row.oop_p99_us = timing.p99_us;
+            row.oop_max_us = timing.max_us;
+          }
           uint64_t wrong = options.check ? checked_call(call, operands, in_place) : 0;
           std::vector<uint64_t> all_wrong{wrong};
           all_reduce(view(all_wrong));
@@ -369,12 +395,13 @@ std::vector<CollectiveRow> run_collective_benchmark(const CollectiveOptions& opt
           }
           std::printf(
               "%12llu %12llu %9s %6s %5d  %10.2f %8.3f %8.3f %6llu  %10.2f %8.3f %8.3f %6llu "
-              "%9.2f%s\n",
+              "%9.2f %9.2f %9.2f %9.2f%s\n",
               static_cast<unsigned long long>(row.bytes),
               static_cast<unsigned long long>(row.count), dtype_name(d), row.redop, row.root,
               row.oop_us, row.oop_algbw, row.oop_busbw,
               static_cast<unsigned long long>(row.oop_wrong), row.ip_us, row.ip_algbw, row.ip_busbw,
-              static_cast<unsigned long long>(row.ip_wrong), row.allocs_per_op, bound);
+              static_cast<unsigned long long>(row.ip_wrong), row.allocs_per_op, row.oop_p50_us,
+              row.oop_p99_us, row.oop_max_us, bound);
           std::fflush(stdout);
         }
         rows.push_back(row);
@@ -392,19 +419,20 @@ void write_collective_json(const std::string& path, const CollectiveOptions& opt
       << ",\n  \"rows\": [\n";
   for (size_t i = 0; i < rows.size(); ++i) {
     const CollectiveRow& r = rows[i];
-    char line[768];
-    std::snprintf(line, sizeof line,
-                  "    {\"bytes\": %llu, \"count\": %llu, \"type\": \"%s\", \"redop\": \"%s\", "
-                  "\"root\": %d, \"oop_us\": %.3f, \"ip_us\": %.3f, \"oop_algbw\": %.4f, "
-                  "\"oop_busbw\": %.4f, \"ip_algbw\": %.4f, \"ip_busbw\": %.4f, "
-                  "\"oop_wrong\": %llu, \"ip_wrong\": %llu, \"bound_us\": %.3f, \"nccl_us\": %.3f, "
-                  "\"allocs_per_op\": %.3f}%s\n",
-                  static_cast<unsigned long long>(r.bytes),
-                  static_cast<unsigned long long>(r.count), dtype_name(r.dtype), r.redop, r.root,
-                  r.oop_us, r.ip_us, r.oop_algbw, r.oop_busbw, r.ip_algbw, r.ip_busbw,
-                  static_cast<unsigned long long>(r.oop_wrong),
-                  static_cast<unsigned long long>(r.ip_wrong), r.bound_us, r.nccl_us,
-                  r.allocs_per_op, i + 1 < rows.size() ? "," : "");
+    char line[1024];
+    std::snprintf(
+        line, sizeof line,
+        "    {\"bytes\": %llu, \"count\": %llu, \"type\": \"%s\", \"redop\": \"%s\", "
+        "\"root\": %d, \"oop_us\": %.3f, \"ip_us\": %.3f, \"oop_algbw\": %.4f, "
+        "\"oop_busbw\": %.4f, \"ip_algbw\": %.4f, \"ip_busbw\": %.4f, "
+        "\"oop_wrong\": %llu, \"ip_wrong\": %llu, \"bound_us\": %.3f, \"nccl_us\": %.3f, "
+        "\"allocs_per_op\": %.3f, \"oop_p50_us\": %.3f, \"oop_p99_us\": %.3f, "
+        "\"oop_max_us\": %.3f}%s\n",
+        static_cast<unsigned long long>(r.bytes), static_cast<unsigned long long>(r.count),
+        dtype_name(r.dtype), r.redop, r.root, r.oop_us, r.ip_us, r.oop_algbw, r.oop_busbw,
+        r.ip_algbw, r.ip_busbw, static_cast<unsigned long long>(r.oop_wrong),
+        static_cast<unsigned long long>(r.ip_wrong), r.bound_us, r.nccl_us, r.allocs_per_op,
+        r.oop_p50_us, r.oop_p99_us, r.oop_max_us, i + 1 < rows.size() ? "," : "");
     out << line;
   }
   out << "  ]\n}\n";

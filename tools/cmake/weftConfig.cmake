@@ -1,0 +1,42 @@
+# find_package(weft) for CMake projects, installed by tools/install.sh into
+# PREFIX/lib/cmake/weft. Imported targets:
+#   weft::weft  libweft.so and weft/*.h: the torch.distributed-style C++ API
+#   weft::mpi   libmpi_abi.so.1 and mpi.h: weft's MPI library (MPI 5.0 standard ABI)
+# The prefix is found from this file's own place, so an installed tree can be moved.
+include(CMakeFindDependencyMacro)
+find_dependency(Threads)
+
+get_filename_component(_weft_prefix "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)
+
+foreach(_weft_file IN ITEMS include/weft/weft.h include/mpi.h lib/libweft.so lib/libmpi_abi.so.1)
+  if(NOT EXISTS "${_weft_prefix}/${_weft_file}")
+    set(weft_FOUND FALSE)
+    set(weft_NOT_FOUND_MESSAGE
+        "weft's ${_weft_file} is missing under ${_weft_prefix}: reinstall with tools/install.sh")
+    return()
+  endif()
+endforeach()
+
+if(NOT TARGET weft::weft)
+  add_library(weft::weft SHARED IMPORTED)
+  set_target_properties(weft::weft PROPERTIES
+    IMPORTED_LOCATION "${_weft_prefix}/lib/libweft.so"
+    IMPORTED_SONAME "libweft.so"
+    INTERFACE_INCLUDE_DIRECTORIES "${_weft_prefix}/include"
+    INTERFACE_COMPILE_FEATURES cxx_std_20
+    INTERFACE_LINK_LIBRARIES Threads::Threads)
+endif()
+
+if(NOT TARGET weft::mpi)
+  add_library(weft::mpi SHARED IMPORTED)
+  set_target_properties(weft::mpi PROPERTIES
+    IMPORTED_LOCATION "${_weft_prefix}/lib/libmpi_abi.so.1"
+    IMPORTED_SONAME "libmpi_abi.so.1"
+    INTERFACE_INCLUDE_DIRECTORIES "${_weft_prefix}/include"
+    INTERFACE_LINK_LIBRARIES Threads::Threads)
+endif()
+
+set(weft_INCLUDE_DIRS "${_weft_prefix}/include")
+set(weft_LIBRARIES weft::weft)
+unset(_weft_prefix)
+unset(_weft_file)
