@@ -39,9 +39,8 @@ RecvResult Engine::recv(const GroupPtr& group, const Tensor& tensor, int src, in
   {
     std::lock_guard<std::mutex> lock(mutex_);
     note_caller_activity();
-    if (shut_down_) {
-      throw Error(ErrorCode::kState, describe_op(OpKind::kRecv, *group, src, tag) +
-                                         ": the process group has been destroyed");
+    if (std::exception_ptr refused = refusal(describe_op(OpKind::kRecv, *group, src, tag))) {
+      std::rethrow_exception(refused);
     }
     // A message that arrived before its sender failed is still delivered.
     std::shared_ptr<UnexpectedMessage> message = matcher(group->comm).take_unexpected(src, tag);
