@@ -194,8 +194,8 @@ Engine::RequestPtr Engine::post(OpKind kind, GroupPtr group, const Tensor& tenso
   note_caller_activity();
   RequestPtr r = make_request(kind, std::move(group), tensor, peer, tag);
   r->synchronous = synchronous;
-  if (std::exception_ptr refused = refusal(r->describe())) {
-    fail(r, refused);
+  if (closed()) {
+    fail(r, refusal(r->describe()));
   } else if (kind == OpKind::kSend) {
     post_send(r);
   } else {

@@ -322,8 +322,10 @@ class Engine final : public transport::LinkHandler {
   }
   bool shut_down_ = false;
   base::Failure aborted_;  // set once, by abort() or a peer's kAbort
-  // The error of an operation `what` that may not start because the process group was
-  // destroyed or the job aborted; null while operations may start. With mutex_ held.
+  // Whether no operation may start: the process group was destroyed or the job aborted.
+  // Checked first, so that the steady state builds no description. With mutex_ held.
+  bool closed() const { return shut_down_ || aborted_.failed(); }
+  // The error of an operation `what` that may not start, when closed().
   std::exception_ptr refusal(const std::string& what) const;
   // Records the abort and fails every pending request with it. With mutex_ held.
   void abort_locked(base::Failure why);

@@ -39,9 +39,7 @@ RecvResult Engine::recv(const GroupPtr& group, const Tensor& tensor, int src, in
   {
     std::lock_guard<std::mutex> lock(mutex_);
     note_caller_activity();
-    if (std::exception_ptr refused = refusal(describe_op(OpKind::kRecv, *group, src, tag))) {
-      std::rethrow_exception(refused);
-    }
+    if (closed()) std::rethrow_exception(refusal(describe_op(OpKind::kRecv, *group, src, tag)));
     // A message that arrived before its sender failed is still delivered.
     std::shared_ptr<UnexpectedMessage> message = matcher(group->comm).take_unexpected(src, tag);
     if (message) {

@@ -164,8 +164,7 @@ std::exception_ptr Engine::refusal(const std::string& what) const {
     return std::make_exception_ptr(
         Error(ErrorCode::kState, what + ": the process group has been destroyed"));
   }
-  if (aborted_) return aborted_.as_exception(what);
-  return nullptr;
+  return aborted_.as_exception(what);
 }
 
 void Engine::abort(const std::string& reason) {
