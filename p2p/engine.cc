@@ -194,9 +194,8 @@ Engine::RequestPtr Engine::post(OpKind kind, GroupPtr group, const Tensor& tenso
   note_caller_activity();
   RequestPtr r = make_request(kind, std::move(group), tensor, peer, tag);
   r->synchronous = synchronous;
-  if (shut_down_) {
-    fail(r, std::make_exception_ptr(Error(
-                ErrorCode::kState, r->describe() + ": the process group has been destroyed")));
+  if (closed()) {
+    fail(r, refusal(r->describe()));
   } else if (kind == OpKind::kSend) {
     post_send(r);
   } else {
@@ -253,7 +252,7 @@ bool Engine::send_eagerly_now(const p2p::GroupState& group, const Tensor& tensor
                               int tag) {
   std::lock_guard<std::mutex> lock(mutex_);
   int world_peer = group.world_ranks[dst];
-  if (shut_down_ || world_peer == rank_) return false;
+  if (shut_down_ || aborted_ || world_peer == rank_) return false;
   Peer& p = peers_[world_peer];
   if (!p.link || p.failure || p.link->failed()) return false;
   if (!eager_fits(p, tensor.bytes())) return false;

@@ -135,6 +135,15 @@ class Engine final : public transport::LinkHandler {
   void throw_if_failed(std::span<const int> world_peers);
   // Fails pending operations, says goodbye to every peer, flushes and closes links.
   void shutdown(std::chrono::milliseconds drain);
+  // weft::abort (p2p/engine_failure.cc): from any thread, fails every pending operation
+  // of this process and tells every peer, whose pending operations fail too, naming this
+  // rank. Every later operation fails at once, on every rank, until destroy_process_group
+  // (which still works). Links stay open, so that peers learn of the abort rather than of
+  // a lost connection. Does nothing once the job is aborted or shut down.
+  void abort(const std::string& reason);
+  // Why this job was aborted (none while it was not): by this process, or by a peer
+  // (then a kPeer failure naming it).
+  base::Failure aborted();
 
   int world_rank() const { return rank_; }
   int world_size() const { return static_cast<int>(peers_.size()); }
@@ -312,6 +321,14 @@ class Engine final : public transport::LinkHandler {
                            std::memory_order_relaxed);
   }
   bool shut_down_ = false;
+  base::Failure aborted_;  // set once, by abort() or a peer's kAbort
+  // Whether no operation may start: the process group was destroyed or the job aborted.
+  // Checked first, so that the steady state builds no description. With mutex_ held.
+  bool closed() const { return shut_down_ || aborted_.failed(); }
+  // The error of an operation `what` that may not start, when closed().
+  std::exception_ptr refusal(const std::string& what) const;
+  // Records the abort and fails every pending request with it. With mutex_ held.
+  void abort_locked(base::Failure why);
   int epoll_fd_ = -1;
   // Waking blocked waiters (sleep_as_waiter). A waiter asleep in epoll is not woken by
   // its link when another thread's progress has taken the message for it, so

@@ -39,10 +39,7 @@ RecvResult Engine::recv(const GroupPtr& group, const Tensor& tensor, int src, in
   {
     std::lock_guard<std::mutex> lock(mutex_);
     note_caller_activity();
-    if (shut_down_) {
-      throw Error(ErrorCode::kState, describe_op(OpKind::kRecv, *group, src, tag) +
-                                         ": the process group has been destroyed");
-    }
+    if (closed()) std::rethrow_exception(refusal(describe_op(OpKind::kRecv, *group, src, tag)));
     // A message that arrived before its sender failed is still delivered.
     std::shared_ptr<UnexpectedMessage> message = matcher(group->comm).take_unexpected(src, tag);
     if (message) {

@@ -87,6 +87,7 @@ void Engine::throw_if_failed(std::span<const int> world_peers) {
                 "pending");
   }
   poll_links();
+  if (aborted_) aborted_.raise();
   for (int w : world_peers) {
     if (w != rank_ && peers_[w].failure) throw PeerError(w, peers_[w].failure.why());
   }
@@ -155,6 +156,52 @@ void Engine::withdraw_receive(const RequestState& r) {
     } else if (in.to == Incoming::To::kUnexpected && in.message->claimed_by.get() == &r) {
       in.message->claimed_by.reset();
     }
+  }
+}
+
+std::exception_ptr Engine::refusal(const std::string& what) const {
+  if (shut_down_) {
+    return std::make_exception_ptr(
+        Error(ErrorCode::kState, what + ": the process group has been destroyed"));
+  }
+  return aborted_.as_exception(what);
+}
+
+void Engine::abort(const std::string& reason) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (shut_down_ || aborted_) return;
+  base::Failure why(ErrorCode::kState, "weft::abort was called on this rank (" + peer_name(rank_) +
+                                           ")" + (reason.empty() ? "" : ": " + reason));
+  WEFT_LOG(WARN) << why.why() << "; failing every pending operation and telling every peer";
+  // The peers first: their pending operations fail while this rank fails its own.
+  for (int r = 0; r < world_size(); ++r) {
+    Peer& p = peers_[r];
+    if (r == rank_ || !p.link || p.failure || p.link->failed()) continue;
+    try {
+      p.link->send(control_header(FrameKind::kAbort), nullptr, nullptr);
+    } catch (const Error&) {
+      // Its link just failed: it learns of that instead.
+    }
+  }
+  abort_locked(std::move(why));
+}
+
+base::Failure Engine::aborted() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return aborted_;
+}
+
+void Engine::abort_locked(base::Failure why) {
+  aborted_ = std::move(why);
+  for (const RequestPtr& r : pending_requests()) {
+    if (r->kind == OpKind::kSend && r->peer_world != rank_) {
+      Peer& p = peers_[r->peer_world];
+      if (p.link && !p.link->failed()) p.link->abandon(r.get());
+      if (r->id != 0) rendezvous_sends_.erase(r->id);
+    } else if (r->kind == OpKind::kRecv) {
+      withdraw_receive(*r);
+    }
+    fail(r, aborted_.as_exception(r->describe()));
   }
 }
 

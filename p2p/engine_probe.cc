@@ -41,9 +41,8 @@ Engine::RequestPtr Engine::receive_claimed(GroupPtr group, const Tensor& tensor,
   const transport::FrameHeader& h = message->header;
   RequestPtr r = make_request(OpKind::kRecv, std::move(group), tensor, h.src, h.tag);
   const int w = message->world_peer;
-  if (shut_down_) {
-    fail(r, std::make_exception_ptr(Error(
-                ErrorCode::kState, r->describe() + ": the process group has been destroyed")));
+  if (closed()) {
+    fail(r, refusal(r->describe()));
   } else if (w != rank_ && peers_[w].failure &&
              (!message->payload_complete || h.kind == static_cast<uint8_t>(FrameKind::kRts))) {
     // Its sender failed before the whole message was here: it never will be.
@@ -57,10 +56,7 @@ Engine::RequestPtr Engine::receive_claimed(GroupPtr group, const Tensor& tensor,
 
 std::optional<ProbeResult> Engine::probed(const char* op, const p2p::GroupState& group, int src,
                                           int tag, uint64_t crashes_before) {
-  if (shut_down_) {
-    throw Error(ErrorCode::kState, p2p::describe_probe(op, group, src, tag) +
-                                       ": the process group has been destroyed");
-  }
+  if (closed()) std::rethrow_exception(refusal(p2p::describe_probe(op, group, src, tag)));
   // First the queue: a message that arrived before its sender failed is still received.
   if (const UnexpectedMessage* m = matcher(group.comm).find_unexpected(src, tag)) {
     const transport::FrameHeader& h = m->header;

@@ -36,6 +36,8 @@ const char* frame_kind_name(uint8_t kind) {
       return "CREDIT";
     case FrameKind::kGoodbye:
       return "GOODBYE";
+    case FrameKind::kAbort:
+      return "ABORT";
   }
   return "unknown";
 }
@@ -281,6 +283,14 @@ void Engine::on_frame(int peer, const FrameHeader& h) {
       return;
     case FrameKind::kGoodbye:
       p.left = true;
+      return;
+    case FrameKind::kAbort:
+      if (!shut_down_ && !aborted_) {
+        base::Failure why(ErrorCode::kPeer,
+                          peer_name(peer) + " aborted the job (it called weft::abort)", peer);
+        WEFT_LOG(WARN) << why.why() << "; failing every pending operation";
+        abort_locked(std::move(why));
+      }
       return;
   }
   protocol_error(peer, std::string("unknown frame kind ") + std::to_string(h.kind));

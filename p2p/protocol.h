@@ -27,6 +27,7 @@ enum class FrameKind : uint8_t {
                // (a WithdrawReason, or the world rank whose failure made it give up)
   kCredit,     // the receiver consumed msg_bytes of eager data from this sender
   kGoodbye,    // the sender is leaving the job
+  kAbort,      // the sender called weft::abort: every pending operation fails
 };
 
 const char* frame_kind_name(uint8_t kind);

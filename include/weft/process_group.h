@@ -43,6 +43,17 @@ bool is_initialized();
 int get_rank();        // rank in the world group
 int get_world_size();  // size of the world group
 
+// Aborts the job's communication, as ncclCommAbort does, so that a program can stop
+// waiting for a failure it detected itself: callable from any thread at any time after
+// init_process_group, also while other threads are blocked in weft calls. Every pending
+// operation of this process fails with an Error (kState) saying weft::abort was called
+// here, with `reason`; every peer is told, and its pending operations fail with a
+// PeerError naming this rank. Every later operation fails at once, on every rank. Each
+// process then calls destroy_process_group, and may join a new job. A second call, or a
+// call after a peer's abort, does nothing. The world is aborted as a whole: there is no
+// group form.
+void abort(const std::string& reason = "");
+
 // Leaves the job: finishes sending what is queued, tells every peer this rank is
 // leaving, and closes all links. Pending requests fail with an Error saying so. No
 // other thread may be inside a weft call meanwhile.

@@ -127,6 +127,16 @@ int PMPI_Abort(MPI_Comm comm, int errorcode) {
   std::fprintf(stderr, "weft MPI: %s with error code %d; ending the job\n", where.c_str(),
                errorcode);
   (void)comm;  // the whole job ends, whatever the communicator
+  // The other ranks' pending operations fail at once, naming this rank, instead of
+  // waiting for the launcher to notice this process's exit (the launcher stopping the
+  // job remains the backstop where a frame could not leave before the exit).
+  if (library().initialized && !library().finalized) {
+    try {
+      weft::abort("MPI_Abort with error code " + std::to_string(errorcode));
+    } catch (const weft::Error&) {
+      // The job is already being torn down: exiting is all that is left.
+    }
+  }
   weft::mpi::abort_process(errorcode);
 }
 WEFT_MPI_ALIAS(Abort)

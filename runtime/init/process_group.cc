@@ -417,6 +417,8 @@ int get_rank() { return runtime::context("get_rank").rank; }
 
 int get_world_size() { return runtime::context("get_world_size").world_size; }
 
+void abort(const std::string& reason) { runtime::context("abort").engine->abort(reason); }
+
 void destroy_process_group() {
   std::lock_guard<std::mutex> lock(g_init_mutex);
   std::unique_ptr<runtime::Context> c = runtime::remove_context();

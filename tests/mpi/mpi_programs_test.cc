@@ -228,6 +228,30 @@ TEST_F(MpiProgramsElsewhere, TheLibraryExportsExactlyTheStandardsFunctions) {
   EXPECT_TRUE(other.empty()) << "exported besides MPI_ and PMPI_: " << *other.begin();
 }
 
+// MPI_Abort on one rank ends the others' blocked receives at once with an error naming
+// its abort (weft::abort underneath), on shared memory and on TCP.
+TEST_F(MpiProgramsElsewhere, MpiAbortFailsTheOtherRanksWaitsNamingTheAbortingRank) {
+  fs::path out = prefix_ / "built/abort_while_others_wait";
+  CommandResult built = run((prefix_ / "bin/mpicc").string() + " -O2 -o " + out.string() +
+                            " tests/mpi/aborting/abort_while_others_wait.c");
+  ASSERT_EQ(built.exit_code, 0) << built.output;
+  for (const char* transports : {"shm", "tcp"}) {
+    CommandResult r = run("WEFT_TRANSPORTS=" + std::string(transports) + " " + mpirun() +
+                          " -n 3 --timeout 60 " + out.string());
+    EXPECT_NE(r.exit_code, 0) << transports << ": " << r.output;
+    EXPECT_NE(r.output.find("MPI_Abort on rank 1 with error code 7"), std::string::npos)
+        << transports << ": " << r.output;
+    for (const char* rank : {"MPI_Recv (rank 0)", "MPI_Recv (rank 2)"}) {
+      const size_t at = r.output.find(rank);
+      ASSERT_NE(at, std::string::npos) << transports << ": " << rank << "\n" << r.output;
+      const std::string line = r.output.substr(at, r.output.find('\n', at) - at);
+      EXPECT_NE(line.find("aborted the job (it called weft::abort)"), std::string::npos)
+          << transports << ": " << line;
+    }
+    EXPECT_EQ(r.output.find("the receive completed"), std::string::npos) << r.output;
+  }
+}
+
 TEST_F(MpiProgramsElsewhere, ShowPrintsTheCompilerCommand) {
   CommandResult shown = run((prefix_ / "bin/mpicc").string() + " -show -o app app.c");
   EXPECT_EQ(shown.exit_code, 0);
