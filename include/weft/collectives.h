@@ -2,8 +2,9 @@
 //
 // Every member of the group calls the same collectives in the same order, with the
 // same root, op, dtype and matching counts. A process that is not a member takes no
-// part, as in the original package: its call returns at once, doing nothing (the
-// asynchronous forms return a Request that has already completed). Threads may call
+// part, as in the original package: its call returns at once, doing nothing and
+// checking none of its arguments (the asynchronous forms return a Request that has
+// already completed); a destroyed group is still InvalidArgument. Threads may call
 // collectives on different groups at once; on one group, calls from several threads must
 // still be ordered the same way on every rank. Where ranks disagree and weft can see it
 // (different byte counts or dtypes on the wire) the call fails with DesyncError instead

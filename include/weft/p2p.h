@@ -4,13 +4,13 @@
 // must be a member of `group` (default: the world); GroupRank{r} passes the group's rank
 // r instead (weft/group.h). Receives and probes report the sender's world rank as
 // `source` and its group rank as `group_source`. A process that is not a member of
-// `group` gets InvalidArgument. Tags are >= 0. Messages between
-// one pair of processes in one group are received in the order they were sent (MPI's
-// non-overtaking rule), whatever their sizes; a receive takes the first message that
-// matches its source and tag. The receive buffer may be larger than the message (the
-// Request says how many bytes arrived) but its dtype must be the sender's; a message
-// larger than the buffer fails the receive with InvalidArgument and writes nothing.
-// Zero-byte messages are allowed. Several threads may communicate at once.
+// `group` gets InvalidArgument. Tags are >= 0. Messages between one pair of processes
+// in one group are received in the order they were sent (MPI's non-overtaking rule),
+// whatever their sizes; a receive takes the first message that matches its source and
+// tag. The receive buffer may be larger than the message (the Request says how many
+// bytes arrived) but its dtype must be the sender's; a message larger than the buffer
+// fails the receive with InvalidArgument and writes nothing. Zero-byte messages are
+// allowed. Several threads may communicate at once.
 #pragma once
 
 #include <cstdint>
