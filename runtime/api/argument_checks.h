@@ -26,8 +26,8 @@ inline RankArgument world_rank(int rank) { return {rank, false}; }
 inline RankArgument group_rank(GroupRank rank) { return {rank.value, true}; }
 
 // Argument checks that name the operation, the rank and the group, e.g.
-// "all_reduce (rank 1 of group world): root 5 is outside [0, 4)". Constructing one
-// resolves the group and refuses a process that is not a member.
+// "broadcast (rank 1 of group world): root 5 (world rank) is outside [0, 4)".
+// Constructing one resolves the group and refuses a process that is not a member.
 class Checker {
  public:
   Checker(const char* op, const Group& group);
