@@ -12,13 +12,15 @@ namespace weft::base {
 
 class Operation {
  public:
-  // What a finished operation reports: for a receive, the sender's group rank, the
-  // message's tag and size; for a send, the destination, the tag and the bytes sent.
+  // What a finished operation reports: for a receive, the sender's world rank, the
+  // message's tag and size, and the sender's rank in the group; for a send, the
+  // destination (world and group rank), the tag and the bytes sent.
   struct Result {
     int source = -1;
     int tag = -1;
     uint64_t bytes = 0;
     bool cancelled = false;
+    int group_source = -1;
   };
 
   virtual ~Operation() = default;

@@ -12,6 +12,7 @@
 #include "runtime/device_interface.h"
 #include "weft/cuda.h"
 #include "weft/error.h"
+#include "weft/process_group.h"
 
 namespace weft {
 namespace {
@@ -42,10 +43,23 @@ class CallChecks {
       fail(name + " has " + std::to_string(t.count()) + " elements but no data pointer");
     }
   }
-  void root(int root) const {
-    if (root < 0 || root >= size_) {
-      fail("root " + std::to_string(root) + " is outside [0, " + std::to_string(size_) + ")");
+  // The group rank of a root given as a world rank (the int forms) or a group rank.
+  int root(int world_root, const Group& group) const {
+    const int in_group =
+        world_root >= 0 && world_root < get_world_size() ? group.rank_of(world_root) : -1;
+    if (in_group < 0) {
+      fail("root " + std::to_string(world_root) +
+           " (world rank) is not a member of the group (pass GroupRank{r} for the group's rank "
+           "r)");
     }
+    return in_group;
+  }
+  int root(GroupRank root, const Group&) const {
+    if (root.value < 0 || root.value >= size_) {
+      fail("root GroupRank{" + std::to_string(root.value) + "} is outside [0, " +
+           std::to_string(size_) + ")");
+    }
+    return root.value;
   }
   void op_on(ReduceOp op, DType dtype) const {
     if (static_cast<int>(op) >= kNumReduceOps) fail("the reduction op is invalid");
@@ -189,13 +203,15 @@ class OnLayerStream {
   cuda::StreamGuard guard_;
 };
 
-}  // namespace
-
-void broadcast_multigpu(std::span<const Tensor> tensors, int root, const Group& group,
-                        Timeout timeout) {
+// The rooted multi-GPU collectives, for either form of root. A process outside the
+// group takes no part, as in every collective.
+template <class Root>
+void broadcast_on_gpus(std::span<const Tensor> tensors, Root root_given, const Group& group,
+                       Timeout timeout) {
+  if (!group.is_member()) return;
   CallChecks check("broadcast_multigpu", group);
   check_list(check, tensors, "tensors");
-  check.root(root);
+  const GroupRank root{check.root(root_given, group)};
   LocalDevices local(tensors);
   {
     OnLayerStream on(local, tensors[0]);
@@ -204,8 +220,49 @@ void broadcast_multigpu(std::span<const Tensor> tensors, int root, const Group& 
   copy_to_the_others(local, tensors);
 }
 
+template <class Root>
+void reduce_on_gpus(std::span<const Tensor> tensors, Root root_given, ReduceOp op,
+                    const Group& group, Timeout timeout) {
+  if (!group.is_member()) return;
+  CallChecks check("reduce_multigpu", group);
+  check_list(check, tensors, "tensors");
+  const GroupRank root{check.root(root_given, group)};
+  check.op_on(op, tensors[0].dtype());
+  LocalDevices local(tensors);
+  const Tensor& first = tensors[0];
+  const int device = first.device().index;
+  // The local combination goes to scratch memory: only the root's first tensor changes.
+  DeviceScratch partial(local.runtime(), first.bytes(), device);
+  const Tensor sum(partial.data(), first.count(), first.dtype(), first.device());
+  local.copy(sum, first.data(), device);
+  combine_locally(local, tensors, sum, op);
+  const bool is_root = check.rank() == root.value;
+  const ReduceOp across = op == ReduceOp::kAvg ? ReduceOp::kSum : op;
+  {
+    OnLayerStream on(local, first);
+    reduce(sum, is_root ? first : Tensor(nullptr, 0, first.dtype(), first.device()), root, across,
+           group, timeout);
+  }
+  if (op == ReduceOp::kAvg) {
+    const uint64_t n = tensors_in_group(tensors, group, timeout);
+    if (is_root) divide_by(local, first, n);
+  }
+}
+
+}  // namespace
+
+void broadcast_multigpu(std::span<const Tensor> tensors, int root, const Group& group,
+                        Timeout timeout) {
+  broadcast_on_gpus(tensors, root, group, timeout);
+}
+void broadcast_multigpu(std::span<const Tensor> tensors, GroupRank root, const Group& group,
+                        Timeout timeout) {
+  broadcast_on_gpus(tensors, root, group, timeout);
+}
+
 void all_reduce_multigpu(std::span<const Tensor> tensors, ReduceOp op, const Group& group,
                          Timeout timeout) {
+  if (!group.is_member()) return;  // a process outside the group takes no part
   CallChecks check("all_reduce_multigpu", group);
   check_list(check, tensors, "tensors");
   check.op_on(op, tensors[0].dtype());
@@ -221,33 +278,16 @@ void all_reduce_multigpu(std::span<const Tensor> tensors, ReduceOp op, const Gro
 
 void reduce_multigpu(std::span<const Tensor> tensors, int root, ReduceOp op, const Group& group,
                      Timeout timeout) {
-  CallChecks check("reduce_multigpu", group);
-  check_list(check, tensors, "tensors");
-  check.root(root);
-  check.op_on(op, tensors[0].dtype());
-  LocalDevices local(tensors);
-  const Tensor& first = tensors[0];
-  const int device = first.device().index;
-  // The local combination goes to scratch memory: only the root's first tensor changes.
-  DeviceScratch partial(local.runtime(), first.bytes(), device);
-  const Tensor sum(partial.data(), first.count(), first.dtype(), first.device());
-  local.copy(sum, first.data(), device);
-  combine_locally(local, tensors, sum, op);
-  const bool is_root = check.rank() == root;
-  const ReduceOp across = op == ReduceOp::kAvg ? ReduceOp::kSum : op;
-  {
-    OnLayerStream on(local, first);
-    reduce(sum, is_root ? first : Tensor(nullptr, 0, first.dtype(), first.device()), root, across,
-           group, timeout);
-  }
-  if (op == ReduceOp::kAvg) {
-    const uint64_t n = tensors_in_group(tensors, group, timeout);
-    if (is_root) divide_by(local, first, n);
-  }
+  reduce_on_gpus(tensors, root, op, group, timeout);
+}
+void reduce_multigpu(std::span<const Tensor> tensors, GroupRank root, ReduceOp op,
+                     const Group& group, Timeout timeout) {
+  reduce_on_gpus(tensors, root, op, group, timeout);
 }
 
 void all_gather_multigpu(std::span<const std::vector<Tensor>> outputs,
                          std::span<const Tensor> inputs, const Group& group, Timeout timeout) {
+  if (!group.is_member()) return;  // a process outside the group takes no part
   CallChecks check("all_gather_multigpu", group);
   check_list(check, inputs, "inputs");
   if (outputs.size() != inputs.size()) {

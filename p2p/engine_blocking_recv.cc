@@ -44,7 +44,9 @@ RecvResult Engine::recv(const GroupPtr& group, const Tensor& tensor, int src, in
     std::shared_ptr<UnexpectedMessage> message = matcher(group->comm).take_unexpected(src, tag);
     if (message) {
       const transport::FrameHeader h = message->header;  // copy_out_eager recycles it
-      if (copy_out_eager(tensor, message)) return RecvResult{h.src, h.tag, h.msg_bytes};
+      if (copy_out_eager(tensor, message)) {
+        return RecvResult{group->world_ranks[h.src], h.tag, h.msg_bytes, h.src};
+      }
     }
     const int peer_world = src < 0 ? -1 : group->world_ranks[src];
     RequestState& r = request.emplace(OpKind::kRecv, this, group, tensor, peer_world, src, tag);
@@ -84,7 +86,7 @@ RecvResult Engine::recv(const GroupPtr& group, const Tensor& tensor, int src, in
     }
     std::rethrow_exception(r.error);
   }
-  return RecvResult{r.peer, r.tag, r.bytes};
+  return RecvResult{r.peer_world, r.tag, r.bytes, r.peer};
 }
 
 }  // namespace weft::p2p

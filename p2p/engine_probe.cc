@@ -60,7 +60,8 @@ std::optional<ProbeResult> Engine::probed(const char* op, const p2p::GroupState&
   // First the queue: a message that arrived before its sender failed is still received.
   if (const UnexpectedMessage* m = matcher(group.comm).find_unexpected(src, tag)) {
     const transport::FrameHeader& h = m->header;
-    return ProbeResult{h.src, h.tag, h.msg_bytes, static_cast<DType>(h.dtype)};
+    return ProbeResult{group.world_ranks[h.src], h.tag, h.msg_bytes, static_cast<DType>(h.dtype),
+                       h.src};
   }
   // Then the errors a receive posted now (named source) or pending (any source) gets.
   auto dead = [&](int w) {

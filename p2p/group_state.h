@@ -20,6 +20,15 @@ struct GroupState {
   Timeout timeout{};             // default timeout of operations in this group
 
   int size() const { return static_cast<int>(world_ranks.size()); }
+  // The group rank of world rank `world`, or -1 when that process is not a member.
+  int rank_of(int world) const {
+    // The world group, and any group whose member `world` sits at that same place.
+    if (world >= 0 && world < size() && world_ranks[world] == world) return world;
+    for (int r = 0; r < size(); ++r) {
+      if (world_ranks[r] == world) return r;
+    }
+    return -1;
+  }
 };
 
 inline std::shared_ptr<const GroupState> make_group_state(uint32_t comm, std::string name,

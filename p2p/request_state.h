@@ -54,7 +54,7 @@ class RequestState final : public base::Operation {
   bool test() override;
   void wait(Timeout timeout) override;
   bool cancel() override;
-  Result result() const override { return {peer, tag, bytes, cancelled}; }
+  Result result() const override { return {peer_world, tag, bytes, cancelled, peer}; }
 
   const OpKind kind;
   p2p::Engine* const engine;

@@ -1,12 +1,19 @@
 // Collective operations over a group (default: the world).
 //
 // Every member of the group calls the same collectives in the same order, with the
-// same root, op, dtype and matching counts; a rank that is not a member gets
-// InvalidArgument. Threads may call collectives on different groups at once; on one
-// group, calls from several threads must still be ordered the same way on every rank. Ranks and
-// roots are group ranks. Where ranks disagree and weft can see it (different byte counts or dtypes
-// on the wire) the call fails with DesyncError instead of hanging; otherwise it fails with
-// TimeoutError once the timeout passes.
+// same root, op, dtype and matching counts. A process that is not a member takes no
+// part, as in the original package: its call returns at once, doing nothing and
+// checking none of its arguments (the asynchronous forms return a Request that has
+// already completed); a destroyed group is still InvalidArgument. Threads may call
+// collectives on different groups at once; on one group, calls from several threads must
+// still be ordered the same way on every rank. Where ranks disagree and weft can see it
+// (different byte counts or dtypes on the wire) the call fails with DesyncError instead
+// of hanging; otherwise it fails with TimeoutError once the timeout passes.
+//
+// Roots: an `int root` is a WORLD rank, in every group, as in the original package
+// (broadcast(t, 1, g) takes world rank 1's data); one that is not a member of the group
+// is InvalidArgument. Every rooted collective also takes GroupRank{r}, the group's rank
+// r (weft/group.h). Ranks everywhere else below (slices, counts[r]) are group ranks.
 //
 // Buffers: "count" below is the count of the input tensor of the calling rank and
 // n the group size. Out-of-place forms leave the input untouched. In-place forms:
@@ -54,7 +61,8 @@ using Counts = std::span<const uint64_t>;
 // new_group: a group of the world ranks `ranks`, renumbered 0..size-1 in that order.
 // Every world rank calls it (members or not) in the same order with the same list;
 // it checks that they agree and fails with DesyncError naming the ranks that differ.
-Group new_group(const std::vector<int>& ranks, Timeout timeout = kDefaultTimeout);
+// No ranks, or an empty list, means every world rank (as the original's new_group()).
+Group new_group(const std::vector<int>& ranks = {}, Timeout timeout = kDefaultTimeout);
 // split_group: MPI_Comm_split over `parent`. Every member of `parent` calls it, in the
 // same order as its other collectives on `parent`; members that pass the same color
 // (>= 0) form one new group, ranked by (key, rank in parent). A negative color joins no
@@ -84,6 +92,9 @@ Request ibarrier(const Group& group = Group());
 void broadcast(const Tensor& tensor, int root, const Group& group = Group(),
                Timeout timeout = kDefaultTimeout);
 Request ibroadcast(const Tensor& tensor, int root, const Group& group = Group());
+void broadcast(const Tensor& tensor, GroupRank root, const Group& group = Group(),
+               Timeout timeout = kDefaultTimeout);
+Request ibroadcast(const Tensor& tensor, GroupRank root, const Group& group = Group());
 
 void all_reduce(const Tensor& tensor, ReduceOp op = ReduceOp::kSum, const Group& group = Group(),
                 Timeout timeout = kDefaultTimeout);
@@ -102,22 +113,71 @@ Request ireduce(const Tensor& tensor, int root, ReduceOp op = ReduceOp::kSum,
                 const Group& group = Group());
 Request ireduce(const Tensor& input, const Tensor& output, int root, ReduceOp op = ReduceOp::kSum,
                 const Group& group = Group());
+void reduce(const Tensor& tensor, GroupRank root, ReduceOp op = ReduceOp::kSum,
+            const Group& group = Group(), Timeout timeout = kDefaultTimeout);
+void reduce(const Tensor& input, const Tensor& output, GroupRank root, ReduceOp op = ReduceOp::kSum,
+            const Group& group = Group(), Timeout timeout = kDefaultTimeout);
+Request ireduce(const Tensor& tensor, GroupRank root, ReduceOp op = ReduceOp::kSum,
+                const Group& group = Group());
+Request ireduce(const Tensor& input, const Tensor& output, GroupRank root,
+                ReduceOp op = ReduceOp::kSum, const Group& group = Group());
 
 // output: n * count elements, rank r's input at r * count.
 void all_gather(const Tensor& input, const Tensor& output, const Group& group = Group(),
                 Timeout timeout = kDefaultTimeout);
 Request iall_gather(const Tensor& input, const Tensor& output, const Group& group = Group());
 
+// The list forms of all_gather, gather and scatter, as the original's
+// all_gather(tensor_list, tensor, group), gather(tensor, dst, gather_list, group) and
+// scatter(tensor, src, scatter_list, group): a list holds one tensor per member, in
+// group-rank order, each of `tensor`'s dtype and count, all in host memory
+// (InvalidArgument naming the list's index otherwise). gather_list and scatter_list are
+// used at the root (dst, src) only and may be empty elsewhere. They run as the flat
+// forms over a staging buffer of the whole list: scatter copies its list in when called;
+// all_gather and gather copy the result out once the collective has succeeded, before
+// the call returns or the Request completes.
+void all_gather(std::span<const Tensor> tensor_list, const Tensor& tensor,
+                const Group& group = Group(), Timeout timeout = kDefaultTimeout);
+Request iall_gather(std::span<const Tensor> tensor_list, const Tensor& tensor,
+                    const Group& group = Group());
+
 // output (root only): n * count elements.
 void gather(const Tensor& input, const Tensor& output, int root, const Group& group = Group(),
             Timeout timeout = kDefaultTimeout);
 Request igather(const Tensor& input, const Tensor& output, int root, const Group& group = Group());
+void gather(const Tensor& input, const Tensor& output, GroupRank root, const Group& group = Group(),
+            Timeout timeout = kDefaultTimeout);
+Request igather(const Tensor& input, const Tensor& output, GroupRank root,
+                const Group& group = Group());
+// The list form (see all_gather's): `dst` (the root) ends with every member's tensor.
+void gather(const Tensor& tensor, int dst, std::span<const Tensor> gather_list = {},
+            const Group& group = Group(), Timeout timeout = kDefaultTimeout);
+void gather(const Tensor& tensor, GroupRank dst, std::span<const Tensor> gather_list = {},
+            const Group& group = Group(), Timeout timeout = kDefaultTimeout);
+Request igather(const Tensor& tensor, int dst, std::span<const Tensor> gather_list = {},
+                const Group& group = Group());
+Request igather(const Tensor& tensor, GroupRank dst, std::span<const Tensor> gather_list = {},
+                const Group& group = Group());
 
 // input (root only): n * count elements, where count is the output's; rank r gets the
 // r-th slice.
 void scatter(const Tensor& input, const Tensor& output, int root, const Group& group = Group(),
              Timeout timeout = kDefaultTimeout);
 Request iscatter(const Tensor& input, const Tensor& output, int root, const Group& group = Group());
+void scatter(const Tensor& input, const Tensor& output, GroupRank root,
+             const Group& group = Group(), Timeout timeout = kDefaultTimeout);
+Request iscatter(const Tensor& input, const Tensor& output, GroupRank root,
+                 const Group& group = Group());
+// The list form (see all_gather's): each member's `tensor` gets its entry of `src`'s
+// scatter_list.
+void scatter(const Tensor& tensor, int src, std::span<const Tensor> scatter_list = {},
+             const Group& group = Group(), Timeout timeout = kDefaultTimeout);
+void scatter(const Tensor& tensor, GroupRank src, std::span<const Tensor> scatter_list = {},
+             const Group& group = Group(), Timeout timeout = kDefaultTimeout);
+Request iscatter(const Tensor& tensor, int src, std::span<const Tensor> scatter_list = {},
+                 const Group& group = Group());
+Request iscatter(const Tensor& tensor, GroupRank src, std::span<const Tensor> scatter_list = {},
+                 const Group& group = Group());
 
 // input: n * count elements where count is the output's; rank r ends with the
 // reduction of every rank's r-th slice.
@@ -141,6 +201,10 @@ void gatherv(const Tensor& input, const Tensor& output, Counts counts, int root,
              const Group& group = Group(), Timeout timeout = kDefaultTimeout);
 Request igatherv(const Tensor& input, const Tensor& output, Counts counts, int root,
                  Counts displs = {}, const Group& group = Group());
+void gatherv(const Tensor& input, const Tensor& output, Counts counts, GroupRank root,
+             Counts displs = {}, const Group& group = Group(), Timeout timeout = kDefaultTimeout);
+Request igatherv(const Tensor& input, const Tensor& output, Counts counts, GroupRank root,
+                 Counts displs = {}, const Group& group = Group());
 // counts[r]: elements of the reduction rank r receives; the input holds sum(counts)
 // elements, rank r's part packed after those of the ranks before it (MPI's
 // Reduce_scatter). In place when the output is this rank's part of the input.
@@ -153,6 +217,10 @@ Request ireduce_scatterv(const Tensor& input, const Tensor& output, Counts count
 void scatterv(const Tensor& input, const Tensor& output, Counts counts, int root,
               Counts displs = {}, const Group& group = Group(), Timeout timeout = kDefaultTimeout);
 Request iscatterv(const Tensor& input, const Tensor& output, Counts counts, int root,
+                  Counts displs = {}, const Group& group = Group());
+void scatterv(const Tensor& input, const Tensor& output, Counts counts, GroupRank root,
+              Counts displs = {}, const Group& group = Group(), Timeout timeout = kDefaultTimeout);
+Request iscatterv(const Tensor& input, const Tensor& output, Counts counts, GroupRank root,
                   Counts displs = {}, const Group& group = Group());
 // send_counts[j]: elements this rank sends to rank j, from send_displs[j] (packed when
 // empty); recv_counts[i]: elements it receives from rank i, at recv_displs[i].

@@ -8,6 +8,8 @@
 // Every process may pass a different number of tensors. They are read after the work
 // queued on the current stream (weft/cuda.h) for the first tensor and on the default
 // stream of each other tensor's device; results are in place when the call returns.
+// A root is a world rank, or GroupRank{r} for the group's rank r, as in every collective;
+// a process outside the group takes no part (the call returns at once).
 #pragma once
 
 #include <span>
@@ -23,6 +25,8 @@ namespace weft {
 // Every tensor of every process ends with `root`'s tensors[0].
 void broadcast_multigpu(std::span<const Tensor> tensors, int root, const Group& group = Group(),
                         Timeout timeout = kDefaultTimeout);
+void broadcast_multigpu(std::span<const Tensor> tensors, GroupRank root,
+                        const Group& group = Group(), Timeout timeout = kDefaultTimeout);
 
 // Every tensor of every process ends with the reduction of all of them (kAvg: divided
 // by the number of tensors in the group), bitwise identical everywhere.
@@ -32,6 +36,8 @@ void all_reduce_multigpu(std::span<const Tensor> tensors, ReduceOp op = ReduceOp
 // `root`'s tensors[0] ends with the reduction of all the tensors of the group; every
 // other tensor is left unchanged.
 void reduce_multigpu(std::span<const Tensor> tensors, int root, ReduceOp op = ReduceOp::kSum,
+                     const Group& group = Group(), Timeout timeout = kDefaultTimeout);
+void reduce_multigpu(std::span<const Tensor> tensors, GroupRank root, ReduceOp op = ReduceOp::kSum,
                      const Group& group = Group(), Timeout timeout = kDefaultTimeout);
 
 // outputs[i] is a list, on the device of inputs[i], of one tensor per input of the

@@ -42,9 +42,11 @@ class Request {
   bool cancel() const;
   bool cancelled() const;
 
-  // For a completed receive: the sender's rank in the group, the message's tag and its
-  // size in bytes. For a send: the destination, the tag and the bytes sent.
+  // For a completed receive: the sender's world rank, the message's tag and its size
+  // in bytes; group_source() is the sender's rank in the receive's group (the same in
+  // the world group). For a send: the destination, the tag and the bytes sent.
   int source() const;
+  int group_source() const;
   int tag() const;
   uint64_t bytes() const;
 

@@ -52,8 +52,8 @@ void AttachedBuffer::send(const weft::Tensor& bytes, int peer, int core_tag,
   auto* data = static_cast<const std::byte*>(bytes.data());
   copy->bytes.assign(data, data + bytes.bytes());
   copy->request =
-      weft::isend(weft::Tensor(copy->bytes.data(), copy->bytes.size(), weft::DType::kUInt8), peer,
-                  core_tag, group);
+      weft::isend(weft::Tensor(copy->bytes.data(), copy->bytes.size(), weft::DType::kUInt8),
+                  weft::GroupRank{peer}, core_tag, group);
   in_use_ += needed;
   // MPI_Finalize waits for the detached requests, so no buffered message is lost.
   library().detached.push_back(copy->request);

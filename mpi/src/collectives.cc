@@ -63,8 +63,8 @@ Started start_bcast(void* buffer, MPI_Count count, MPI_Datatype datatype, int ro
     receive_into(started, data);
   }
   started.request = run_collective(
-      async, [&] { weft::broadcast(data.tensor(), r, c.group); },
-      [&] { return weft::ibroadcast(data.tensor(), r, c.group); });
+      async, [&] { weft::broadcast(data.tensor(), weft::GroupRank{r}, c.group); },
+      [&] { return weft::ibroadcast(data.tensor(), weft::GroupRank{r}, c.group); });
   return started;
 }
 
@@ -89,12 +89,13 @@ Started start_reduce(const void* input, void* output, MPI_Count count, MPI_Datat
           if (everyone) {
             weft::all_reduce(typed_in, typed_out, *core_op, c.group);
           } else {
-            weft::reduce(typed_in, typed_out, root, *core_op, c.group);
+            weft::reduce(typed_in, typed_out, weft::GroupRank{root}, *core_op, c.group);
           }
         },
         [&] {
-          return everyone ? weft::iall_reduce(typed_in, typed_out, *core_op, c.group)
-                          : weft::ireduce(typed_in, typed_out, root, *core_op, c.group);
+          return everyone
+                     ? weft::iall_reduce(typed_in, typed_out, *core_op, c.group)
+                     : weft::ireduce(typed_in, typed_out, weft::GroupRank{root}, *core_op, c.group);
         });
   } else {
     int n = c.group.size();
@@ -107,12 +108,12 @@ Started start_reduce(const void* input, void* output, MPI_Count count, MPI_Datat
           if (everyone) {
             weft::all_gather(in, gathered, c.group);
           } else {
-            weft::gather(in, gathered, root, c.group);
+            weft::gather(in, gathered, weft::GroupRank{root}, c.group);
           }
         },
         [&] {
           return everyone ? weft::iall_gather(in, gathered, c.group)
-                          : weft::igather(in, gathered, root, c.group);
+                          : weft::igather(in, gathered, weft::GroupRank{root}, c.group);
         });
     if (receives) {
       started.then([reduction, n, all, result = out->tensor()] {
@@ -164,8 +165,8 @@ Started start_gather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype send
     receive_into(started, blocks);
   }
   started.request = run_collective(
-      async, [&] { weft::gather(in, all, root, c.group); },
-      [&] { return weft::igather(in, all, root, c.group); });
+      async, [&] { weft::gather(in, all, weft::GroupRank{root}, c.group); },
+      [&] { return weft::igather(in, all, weft::GroupRank{root}, c.group); });
   return started;
 }
 
@@ -191,8 +192,8 @@ Started start_scatter(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
     receive_into(started, received);
   }
   started.request = run_collective(
-      async, [&] { weft::scatter(all, out, root, c.group); },
-      [&] { return weft::iscatter(all, out, root, c.group); });
+      async, [&] { weft::scatter(all, out, weft::GroupRank{root}, c.group); },
+      [&] { return weft::iscatter(all, out, weft::GroupRank{root}, c.group); });
   return started;
 }
 

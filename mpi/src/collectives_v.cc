@@ -66,8 +66,8 @@ Started start_gatherv(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
     receive_into(started, blocks);
   }
   started.request = run_collective(
-      async, [&] { weft::gatherv(in, all, counts, root, offsets, c.group); },
-      [&] { return weft::igatherv(in, all, counts, root, offsets, c.group); });
+      async, [&] { weft::gatherv(in, all, counts, weft::GroupRank{root}, offsets, c.group); },
+      [&] { return weft::igatherv(in, all, counts, weft::GroupRank{root}, offsets, c.group); });
   return started;
 }
 
@@ -96,8 +96,8 @@ Started start_scatterv(const void* sendbuf, CountArray sendcounts, CountArray di
     receive_into(started, received);
   }
   started.request = run_collective(
-      async, [&] { weft::scatterv(all, out, counts, root, offsets, c.group); },
-      [&] { return weft::iscatterv(all, out, counts, root, offsets, c.group); });
+      async, [&] { weft::scatterv(all, out, counts, weft::GroupRank{root}, offsets, c.group); },
+      [&] { return weft::iscatterv(all, out, counts, weft::GroupRank{root}, offsets, c.group); });
   return started;
 }
 

@@ -56,7 +56,7 @@ void start_connections() {
   Connections& c = connections();
   c.channel = *weft::split_group(weft::Group(), 0, weft::get_rank());
   std::vector<uint64_t> id{weft::get_rank() == 0 ? draw_identity() : 0};
-  weft::broadcast(weft::Tensor(id.data(), 1, weft::DType::kUInt64), 0, c.channel);
+  weft::broadcast(weft::Tensor(id.data(), 1, weft::DType::kUInt64), weft::GroupRank{0}, c.channel);
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(id[0]));
   c.job = hex;

@@ -214,9 +214,9 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
       weft::mpi::exchange(peer, ints(mine), remote_leader, tag, ints(remote), remote_leader, tag)
           .wait();
     }
-    weft::broadcast(ints(remote_size), local_leader, local.group);
+    weft::broadcast(ints(remote_size), weft::GroupRank{local_leader}, local.group);
     remote.resize(static_cast<size_t>(remote_size[0]));
-    weft::broadcast(ints(remote), local_leader, local.group);
+    weft::broadcast(ints(remote), weft::GroupRank{local_leader}, local.group);
     *newintercomm = weft::mpi::make_intercomm(local.world_ranks, remote, 0, local.errhandler);
   });
 }

@@ -40,8 +40,9 @@ void start_exchange(MPI_ABI_Request& r, const MPI_ABI_Comm& c, const weft::Tenso
   r.is_receive = true;
   r.source_offset = c.remote_offset;  // an intercommunicator's status names a remote rank
   r.proc_null = source == MPI_PROC_NULL;
-  if (!r.proc_null) r.request = weft::irecv(in, in_peer, in_tag, c.group);
-  if (out_peer >= 0) r.also.push_back(weft::isend(out, out_peer, out_tag, c.group));
+  if (!r.proc_null) r.request = weft::irecv(in, weft::GroupRank{in_peer}, in_tag, c.group);
+  if (out_peer >= 0)
+    r.also.push_back(weft::isend(out, weft::GroupRank{out_peer}, out_tag, c.group));
 }
 
 int isendrecv(const char* function, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,

@@ -22,7 +22,7 @@ using weft::mpi::MpiError;
 namespace {
 
 MPI_Message message_handle(const weft::MatchedMessage& found, MPI_Comm comm, MPI_Status* status) {
-  weft::mpi::set_status(status, weft::mpi::comm_source(comm_of(comm), found.found().source),
+  weft::mpi::set_status(status, weft::mpi::comm_source(comm_of(comm), found.found().group_source),
                         found.found().tag, found.found().bytes);
   auto* m = new MPI_ABI_Message();
   m->message = found;
@@ -110,8 +110,8 @@ int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_St
       weft::mpi::set_proc_null_status(status);
       return;
     }
-    weft::MatchedMessage found =
-        weft::mprobe(core_rank(c, source, true, "source"), core_tag_value, c.group);
+    weft::MatchedMessage found = weft::mprobe(weft::GroupRank{core_rank(c, source, true, "source")},
+                                              core_tag_value, c.group);
     *message = message_handle(found, comm, status);
   });
 }
@@ -131,8 +131,8 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* mes
       weft::mpi::set_proc_null_status(status);
       return;
     }
-    std::optional<weft::MatchedMessage> found =
-        weft::improbe(core_rank(c, source, true, "source"), core_tag_value, c.group);
+    std::optional<weft::MatchedMessage> found = weft::improbe(
+        weft::GroupRank{core_rank(c, source, true, "source")}, core_tag_value, c.group);
     *flag = found ? 1 : 0;
     if (found) *message = message_handle(*found, comm, status);
   });

@@ -31,10 +31,12 @@ weft::Request exchange(const MPI_ABI_Comm& comm, const weft::Tensor& out, int de
   int out_tag = core_tag(sendtag, false), in_tag = core_tag(recvtag, true);
   weft::Request received;
   if (source != MPI_PROC_NULL) {
-    received = weft::irecv(in, core_rank(comm, source, true, "source"), in_tag, comm.group);
+    received = weft::irecv(in, weft::GroupRank{core_rank(comm, source, true, "source")}, in_tag,
+                           comm.group);
   }
   if (dest != MPI_PROC_NULL) {
-    weft::send(out, core_rank(comm, dest, false, "destination"), out_tag, comm.group);
+    weft::send(out, weft::GroupRank{core_rank(comm, dest, false, "destination")}, out_tag,
+               comm.group);
   }
   return received;
 }

@@ -38,8 +38,12 @@ struct Partitioned {
   int tag = 0;
   weft::Group group;
 
-  weft::Request send_whole() const { return weft::isend(message.tensor(), peer, tag, group); }
-  weft::Request receive_whole() const { return weft::irecv(message.tensor(), peer, tag, group); }
+  weft::Request send_whole() const {
+    return weft::isend(message.tensor(), weft::GroupRank{peer}, tag, group);
+  }
+  weft::Request receive_whole() const {
+    return weft::irecv(message.tensor(), weft::GroupRank{peer}, tag, group);
+  }
 };
 
 }  // namespace weft::mpi

@@ -45,7 +45,8 @@ MPI_Request make_persistent(void* buf, MPI_Count count, MPI_Datatype datatype, i
     if (!receive) message.pack();
     switch (mode) {
       case Mode::kReceive:
-        started.request = weft::irecv(message.tensor(), core_peer, core_tag_value, group);
+        started.request =
+            weft::irecv(message.tensor(), weft::GroupRank{core_peer}, core_tag_value, group);
         if (message.keep_alive()) {
           started.finish = [message, received = started.request] {
             message.unpack(received.bytes());
@@ -53,7 +54,8 @@ MPI_Request make_persistent(void* buf, MPI_Count count, MPI_Datatype datatype, i
         }
         return;
       case Mode::kSynchronous:
-        started.request = weft::issend(message.tensor(), core_peer, core_tag_value, group);
+        started.request =
+            weft::issend(message.tensor(), weft::GroupRank{core_peer}, core_tag_value, group);
         return;
       case Mode::kBuffered:
         // The buffer attached at each start: the communicator's, or the process's.
@@ -61,7 +63,8 @@ MPI_Request make_persistent(void* buf, MPI_Count count, MPI_Datatype datatype, i
                                  weft::mpi::comm_of(comm));
         return;
       case Mode::kStandard:
-        started.request = weft::isend(message.tensor(), core_peer, core_tag_value, group);
+        started.request =
+            weft::isend(message.tensor(), weft::GroupRank{core_peer}, core_tag_value, group);
         return;
     }
   };

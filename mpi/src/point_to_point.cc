@@ -30,7 +30,8 @@ int send(const char* function, const void* buf, MPI_Count count, MPI_Datatype da
     Message message = Message::outgoing(buf, count, datatype, "send");
     int core_tag_value = core_tag(tag, false);
     if (dest == MPI_PROC_NULL) return;
-    weft::send(message.tensor(), core_rank(c, dest, false, "destination"), core_tag_value, c.group);
+    weft::send(message.tensor(), weft::GroupRank{core_rank(c, dest, false, "destination")},
+               core_tag_value, c.group);
   });
 }
 
@@ -47,9 +48,10 @@ int recv(const char* function, void* buf, MPI_Count count, MPI_Datatype datatype
     }
     // One blocking receive: no request to allocate, and no progress thread to wake.
     weft::RecvResult r =
-        weft::recv(message.tensor(), core_rank(c, source, true, "source"), core_tag_value, c.group);
+        weft::recv(message.tensor(), weft::GroupRank{core_rank(c, source, true, "source")},
+                   core_tag_value, c.group);
     message.unpack(r.bytes);
-    weft::mpi::set_status(status, weft::mpi::comm_source(c, r.source), r.tag, r.bytes);
+    weft::mpi::set_status(status, weft::mpi::comm_source(c, r.group_source), r.tag, r.bytes);
   });
 }
 
@@ -64,7 +66,8 @@ int isend(const char* function, const void* buf, MPI_Count count, MPI_Datatype d
     auto* r = new MPI_ABI_Request();
     r->comm = comm;
     r->proc_null = peer < 0;
-    if (peer >= 0) r->request = weft::isend(message.tensor(), peer, core_tag_value, c.group);
+    if (peer >= 0)
+      r->request = weft::isend(message.tensor(), weft::GroupRank{peer}, core_tag_value, c.group);
     r->keep_alive = message.keep_alive();  // a packed copy goes out from there
     *request = r;
   });
@@ -84,7 +87,7 @@ int irecv(const char* function, void* buf, MPI_Count count, MPI_Datatype datatyp
     r->source_offset = c.remote_offset;
     r->proc_null = peer == -2;
     if (!r->proc_null) {
-      r->request = weft::irecv(message.tensor(), peer, core_tag_value, c.group);
+      r->request = weft::irecv(message.tensor(), weft::GroupRank{peer}, core_tag_value, c.group);
       if (message.keep_alive()) {
         // Staged: the message is spread into the program's buffer once it is in.
         r->finish = [message, received = r->request] { message.unpack(received.bytes()); };
@@ -110,8 +113,8 @@ int sendrecv(const char* function, const void* sendbuf, MPI_Count sendcount, MPI
     }
     received.wait();
     in.unpack(received.bytes());
-    weft::mpi::set_status(status, weft::mpi::comm_source(c, received.source()), received.tag(),
-                          received.bytes());
+    weft::mpi::set_status(status, weft::mpi::comm_source(c, received.group_source()),
+                          received.tag(), received.bytes());
   });
 }
 
@@ -217,8 +220,9 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
       return;
     }
     weft::ProbeResult found =
-        weft::probe(core_rank(c, source, true, "source"), core_tag_value, c.group);
-    weft::mpi::set_status(status, weft::mpi::comm_source(c, found.source), found.tag, found.bytes);
+        weft::probe(weft::GroupRank{core_rank(c, source, true, "source")}, core_tag_value, c.group);
+    weft::mpi::set_status(status, weft::mpi::comm_source(c, found.group_source), found.tag,
+                          found.bytes);
   });
 }
 WEFT_MPI_ALIAS(Probe)
@@ -233,8 +237,8 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* statu
       weft::mpi::set_proc_null_status(status);
       return;
     }
-    std::optional<weft::ProbeResult> found =
-        weft::iprobe(core_rank(c, source, true, "source"), core_tag_value, c.group);
+    std::optional<weft::ProbeResult> found = weft::iprobe(
+        weft::GroupRank{core_rank(c, source, true, "source")}, core_tag_value, c.group);
     *flag = found ? 1 : 0;
     if (found) {
       weft::mpi::set_status(status, weft::mpi::comm_source(c, found->source), found->tag,

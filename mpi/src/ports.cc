@@ -118,14 +118,14 @@ void fail_with(Outcome& outcome, const std::exception& e) {
 // the intercommunicator or fails as the root did.
 MPI_Comm finish(const MPI_ABI_Comm& c, int root, Outcome outcome, const char* function) {
   std::vector<int> head{outcome.error, outcome.tag, static_cast<int>(outcome.remote.size())};
-  weft::broadcast(ints(head), root, c.group);
+  weft::broadcast(ints(head), weft::GroupRank{root}, c.group);
   if (head[0] != MPI_SUCCESS) {
     if (c.group.rank() == root) throw MpiError(head[0], outcome.message);
     throw MpiError(head[0], std::string(function) + " failed at the root (rank " +
                                 std::to_string(root) + "): " + weft::mpi::error_text(head[0]));
   }
   outcome.remote.resize(static_cast<size_t>(head[2]));
-  weft::broadcast(ints(outcome.remote), root, c.group);
+  weft::broadcast(ints(outcome.remote), weft::GroupRank{root}, c.group);
   return weft::mpi::make_intercomm(c.world_ranks, outcome.remote, head[1], c.errhandler);
 }
 
@@ -154,7 +154,8 @@ Outcome accept_at_root(const MPI_ABI_Comm& c, const char* port_name, MPI_Info in
     }
     const weft::Group& channel = weft::mpi::connection_channel();
     std::vector<int> request(static_cast<size_t>(weft::get_world_size()) + 4);
-    int source = weft::recv(ints(request), weft::kAnySource, port.id, channel);
+    int source =
+        weft::recv(ints(request), weft::GroupRank{weft::kAnySource}, port.id, channel).group_source;
     int count = request[3];
     if (request[0] != kRequestMagic || count < 1 || count > weft::get_world_size()) {
       throw MpiError(MPI_ERR_INTERN, "a malformed connection request came from world rank " +
@@ -165,7 +166,7 @@ Outcome accept_at_root(const MPI_ABI_Comm& c, const char* port_name, MPI_Info in
         (std::string(port_name) + "#" + std::to_string(accept_number)).c_str());
     std::vector<int> reply{kReplyMagic, outcome.tag, static_cast<int>(c.world_ranks.size())};
     reply.insert(reply.end(), c.world_ranks.begin(), c.world_ranks.end());
-    weft::send(ints(reply), source, request[2], channel);
+    weft::send(ints(reply), weft::GroupRank{source}, request[2], channel);
   } catch (const std::exception& e) {
     fail_with(outcome, e);
   }
@@ -190,10 +191,10 @@ Outcome connect_at_root(const MPI_ABI_Comm& c, const char* port_name, MPI_Info i
     std::vector<int> request{kRequestMagic, port.id, reply_tag,
                              static_cast<int>(c.world_ranks.size())};
     request.insert(request.end(), c.world_ranks.begin(), c.world_ranks.end());
-    weft::Request sent = weft::isend(ints(request), port.rank, port.id, channel);
+    weft::Request sent = weft::isend(ints(request), weft::GroupRank{port.rank}, port.id, channel);
     std::vector<int> reply(static_cast<size_t>(weft::get_world_size()) + 3);
     try {
-      weft::recv(ints(reply), port.rank, reply_tag, channel);
+      weft::recv(ints(reply), weft::GroupRank{port.rank}, reply_tag, channel);
     } catch (const weft::Error& e) {
       if (e.code() != weft::ErrorCode::kTimeout) throw;
       sent.cancel();

@@ -23,7 +23,8 @@ void fill_status(const MPI_ABI_Request& r, MPI_Status* status) {
   } else if (r.proc_null) {
     set_proc_null_status(status);
   } else {
-    set_status(status, r.request.source() - r.source_offset, r.request.tag(), r.request.bytes());
+    set_status(status, r.request.group_source() - r.source_offset, r.request.tag(),
+               r.request.bytes());
     if (r.request.cancelled()) set_cancelled(status);
   }
 }

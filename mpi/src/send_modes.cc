@@ -33,8 +33,9 @@ weft::Request synchronous_send(const void* buf, MPI_Count count, MPI_Datatype da
   Message message = Message::outgoing(buf, count, datatype, "send");
   int core_tag_value = core_tag(tag, false);
   if (dest == MPI_PROC_NULL) return weft::Request();
-  weft::Request sent = weft::issend(message.tensor(), core_rank(c, dest, false, "destination"),
-                                    core_tag_value, c.group);
+  weft::Request sent =
+      weft::issend(message.tensor(), weft::GroupRank{core_rank(c, dest, false, "destination")},
+                   core_tag_value, c.group);
   *keep_alive = message.keep_alive();
   return sent;
 }
@@ -109,8 +110,8 @@ int sendrecv_replace(const char* function, void* buf, MPI_Count count, MPI_Datat
     }
     received.wait();
     weft::mpi::unpack_replacement(incoming.data(), received.bytes(), buf, count, datatype);
-    weft::mpi::set_status(status, weft::mpi::comm_source(c, received.source()), received.tag(),
-                          received.bytes());
+    weft::mpi::set_status(status, weft::mpi::comm_source(c, received.group_source()),
+                          received.tag(), received.bytes());
   });
 }
 

@@ -4,6 +4,7 @@
 #include "runtime/context.h"
 #include "runtime/device_interface.h"
 #include "weft/error.h"
+#include "weft/p2p.h"
 
 namespace weft::runtime {
 
@@ -16,7 +17,12 @@ Checker::Checker(const char* op, const Group& group) : op_(op), record_(resolve_
 }
 
 void Checker::fail(const std::string& what) const {
-  throw InvalidArgument(std::string(op_) + " (" + group_clause(*record_->messages) + "): " + what);
+  const p2p::GroupState& g = *record_->messages;
+  // Outside the world group the caller's world rank is named too: roots, src and dst
+  // are world ranks there.
+  const std::string world =
+      g.comm == 0 || g.rank < 0 ? "" : ", world rank " + std::to_string(g.world_ranks[g.rank]);
+  throw InvalidArgument(std::string(op_) + " (" + group_clause(g) + world + "): " + what);
 }
 
 void Checker::tensor(const Tensor& t, const char* name) const {
@@ -68,17 +74,29 @@ uint64_t Checker::sum(uint64_t a, uint64_t b, const char* what) const {
   return result;
 }
 
-void Checker::root(int root) const {
-  if (root < 0 || root >= size()) {
-    fail("root " + std::to_string(root) + " is outside [0, " + std::to_string(size()) + ")");
+int Checker::member(RankArgument rank, const char* name, bool any_allowed) const {
+  if (any_allowed && rank.value == kAnySource) return kAnySource;
+  const p2p::GroupState& g = *record_->messages;
+  const char* any = any_allowed ? " (or kAnySource)" : "";
+  if (rank.is_group_rank) {
+    if (rank.value < 0 || rank.value >= size()) {
+      fail(std::string(name) + " GroupRank{" + std::to_string(rank.value) + "} is outside [0, " +
+           std::to_string(size()) + ")" + any);
+    }
+    return rank.value;
   }
-}
-
-void Checker::peer(int peer, const char* name, bool any_allowed) const {
-  if (peer < (any_allowed ? -1 : 0) || peer >= size()) {
-    fail(std::string(name) + " " + std::to_string(peer) + " is outside [0, " +
-         std::to_string(size()) + ")" + (any_allowed ? " (or kAnySource)" : ""));
+  const int found = g.rank_of(rank.value);
+  if (found < 0) {
+    const int world_size = context(op_).world_size;
+    if (rank.value < 0 || rank.value >= world_size) {
+      fail(std::string(name) + " " + std::to_string(rank.value) + " (world rank) is outside [0, " +
+           std::to_string(world_size) + ")" + any);
+    }
+    fail(std::string(name) + " " + std::to_string(rank.value) +
+         " (world rank) is not a member of group " + g.name +
+         " (pass GroupRank{r} for the group's rank r)");
   }
+  return found;
 }
 
 void Checker::tag(int tag, bool any_allowed) const {

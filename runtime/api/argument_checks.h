@@ -15,9 +15,19 @@ namespace weft::runtime {
 // "rank 1 of group world"
 std::string group_clause(const p2p::GroupState& group);
 
+// A root, src or dst as the caller passed it: a world rank (the public int forms) or a
+// rank in the call's group (the GroupRank forms). The Checker turns it into the group
+// rank that everything below the public API works with.
+struct RankArgument {
+  int value;
+  bool is_group_rank;
+};
+inline RankArgument world_rank(int rank) { return {rank, false}; }
+inline RankArgument group_rank(GroupRank rank) { return {rank.value, true}; }
+
 // Argument checks that name the operation, the rank and the group, e.g.
-// "all_reduce (rank 1 of group world): root 5 is outside [0, 4)". Constructing one
-// resolves the group and refuses a process that is not a member.
+// "broadcast (rank 1 of group world): root 5 (world rank) is outside [0, 4)".
+// Constructing one resolves the group and refuses a process that is not a member.
 class Checker {
  public:
   Checker(const char* op, const Group& group);
@@ -31,10 +41,15 @@ class Checker {
   // A usable tensor: valid dtype, host memory or device memory the device layer can
   // use, data unless empty.
   void tensor(const Tensor& t, const char* name) const;
-  void root(int root) const;
-  // A point-to-point peer rank `name` ("dst", "src") and tag; receiving calls
-  // (`any_allowed`) also take kAnySource and kAnyTag.
-  void peer(int peer, const char* name, bool any_allowed) const;
+  // The group rank of a collective's root; InvalidArgument for a group rank outside
+  // the group or a world rank that is not a member, naming both numberings.
+  int root(RankArgument root) const { return member(root, "root", false); }
+  // The group rank of a point-to-point peer `name` ("dst", "src"), checked as root();
+  // receiving calls (`any_allowed`) also take kAnySource (returned as it is).
+  int peer(RankArgument peer, const char* name, bool any_allowed) const {
+    return member(peer, name, any_allowed);
+  }
+  // A point-to-point tag; receiving calls (`any_allowed`) also take kAnyTag.
   void tag(int tag, bool any_allowed) const;
   void op_on(ReduceOp op, DType dtype) const;
   void same_dtype(const Tensor& a, const char* a_name, const Tensor& b, const char* b_name) const;
@@ -46,6 +61,8 @@ class Checker {
   uint64_t sum(uint64_t a, uint64_t b, const char* what) const;
 
  private:
+  int member(RankArgument rank, const char* name, bool any_allowed) const;
+
   const char* op_;
   // The group outlives the call: resolve_group() hands out the caller's Group's record
   // or the context's world, so a reference is enough (no reference count to touch).

@@ -287,6 +287,8 @@ void run_blocking(CollectiveCall&& call, Timeout timeout) {
     return;
   }
   execute_call(call, call.group->collectives.take_tag(), t, *c.engine, c.scratch, c.schedules);
+  if (call.finish) [[unlikely]]
+    call.finish();
 }
 
 Request run_async(CollectiveCall call) {
@@ -302,11 +304,23 @@ Request run_async(CollectiveCall call) {
     std::exception_ptr failure;
     try {
       execute_call(call, tag, call.group->timeout(), *engine, *scratch, *schedules);
+      if (call.finish) call.finish();  // a list form's copy-out, before completion
     } catch (...) {
       failure = std::current_exception();
     }
     request->complete(failure);
   });
+  return Handles::request(request);
+}
+
+bool takes_no_part(const Group& group, const char* op) {
+  return resolve_group(group, op)->rank() < 0;
+}
+
+Request completed_request(const char* op) {
+  auto request = std::make_shared<collectives::CollectiveRequest>(
+      std::string(op) + " (this process is not a member of the group)", Timeout{0});
+  request->complete(nullptr);
   return Handles::request(request);
 }
 

@@ -5,6 +5,7 @@
 // the rank that passed it with InvalidArgument, and no message of the call has left.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,6 +29,11 @@ struct CollectiveCall {
   // (runtime/device_interface.h) runs the call, keeping what it needs in device_state.
   bool on_device = false;
   std::shared_ptr<void> device_state;
+  // The list forms (all_gather, gather, scatter over one tensor per member) run the flat
+  // form over a staging buffer, which the call keeps alive; `finish` copies the result
+  // out of it once the collective has succeeded, before a Request reports completion.
+  std::shared_ptr<void> staging;
+  std::function<void()> finish;
 };
 
 // An empty vector for a spec's blocks, with the capacity of one that an earlier blocking
@@ -43,5 +49,12 @@ CollectiveCall make_call(const Checker& checker, const char* op, collectives::Co
 // thread's next calls (block_vector()).
 void run_blocking(CollectiveCall&& call, Timeout timeout);
 Request run_async(CollectiveCall call);
+
+// Whether this process is outside `group`, and so takes no part in its collectives
+// (InvalidArgument for a destroyed group, as any call on it).
+bool takes_no_part(const Group& group, const char* op);
+// The Request of an asynchronous collective that a process outside its group called:
+// completed, without error.
+Request completed_request(const char* op);
 
 }  // namespace weft::runtime

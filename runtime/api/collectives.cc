@@ -4,8 +4,10 @@
 #include "weft/collectives.h"
 
 #include <cstring>
+#include <functional>
 
 #include "runtime/api/collective_call.h"
+#include "runtime/device_interface.h"
 
 namespace weft {
 namespace {
@@ -14,6 +16,7 @@ using collectives::Block;
 using collectives::CollectiveKind;
 using runtime::Checker;
 using runtime::CollectiveCall;
+using runtime::RankArgument;
 
 std::vector<Block> uniform_blocks(uint64_t count, int n) {
   std::vector<Block> blocks = runtime::block_vector();
@@ -82,10 +85,10 @@ CollectiveCall make_barrier(const Group& group) {
   return runtime::make_call(check, "barrier", CollectiveKind::kBarrier, DType::kUInt8);
 }
 
-CollectiveCall make_broadcast(const Tensor& tensor, int root, const Group& group) {
+CollectiveCall make_broadcast(const Tensor& tensor, RankArgument root_rank, const Group& group) {
   Checker check("broadcast", group);
   check.tensor(tensor, "tensor");
-  check.root(root);
+  const int root = check.root(root_rank);
   CollectiveCall call =
       runtime::make_call(check, "broadcast", CollectiveKind::kBroadcast, tensor.dtype());
   call.spec.root = root;
@@ -113,11 +116,11 @@ CollectiveCall make_all_reduce(const Tensor& input, const Tensor& output, Reduce
   return call;
 }
 
-CollectiveCall make_reduce(const Tensor& input, const Tensor& output, int root, ReduceOp op,
-                           const Group& group) {
+CollectiveCall make_reduce(const Tensor& input, const Tensor& output, RankArgument root_rank,
+                           ReduceOp op, const Group& group) {
   Checker check("reduce", group);
   check.tensor(input, "input");
-  check.root(root);
+  const int root = check.root(root_rank);
   check.op_on(op, input.dtype());
   CollectiveCall call = runtime::make_call(check, "reduce", CollectiveKind::kReduce, input.dtype());
   call.spec.op = op;
@@ -203,10 +206,11 @@ std::vector<Block> rooted_blocks(const Checker& check, const Tensor& own, const 
 }
 
 CollectiveCall make_gather(const char* op, const Tensor& input, const Tensor& output, Counts counts,
-                           Counts displs, bool variable, int root, const Group& group) {
+                           Counts displs, bool variable, RankArgument root_rank,
+                           const Group& group) {
   Checker check(op, group);
   check.tensor(input, "input");
-  check.root(root);
+  const int root = check.root(root_rank);
   CollectiveCall call = runtime::make_call(check, op, CollectiveKind::kGather, input.dtype());
   call.spec.root = root;
   call.spec.variable_counts = variable;
@@ -222,11 +226,11 @@ CollectiveCall make_gather(const char* op, const Tensor& input, const Tensor& ou
 }
 
 CollectiveCall make_scatter(const char* op, const Tensor& input, const Tensor& output,
-                            Counts counts, Counts displs, bool variable, int root,
+                            Counts counts, Counts displs, bool variable, RankArgument root_rank,
                             const Group& group) {
   Checker check(op, group);
   check.tensor(output, "output");
-  check.root(root);
+  const int root = check.root(root_rank);
   CollectiveCall call = runtime::make_call(check, op, CollectiveKind::kScatter, output.dtype());
   call.spec.root = root;
   call.spec.variable_counts = variable;
@@ -314,137 +318,410 @@ CollectiveCall make_all_to_allv(const Tensor& input, Counts send_counts, Counts 
   return call;
 }
 
+// The list forms of all_gather, gather and scatter: one tensor per member, in group-rank
+// order, each of `like`'s dtype and count, in host memory.
+void check_list(const Checker& check, std::span<const Tensor> list, const char* list_name,
+                const Tensor& like, const char* like_name) {
+  if (runtime::on_device(like)) {
+    check.fail(std::string(like_name) + " is on a device; the list forms take host tensors");
+  }
+  if (list.size() != static_cast<size_t>(check.size())) {
+    check.fail(std::string(list_name) + " has " + std::to_string(list.size()) +
+               " tensors for a group of " + std::to_string(check.size()) +
+               " (one per member, in group-rank order)");
+  }
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string name = std::string(list_name) + "[" + std::to_string(i) + "]";
+    check.tensor(list[i], name.c_str());
+    if (runtime::on_device(list[i])) {
+      check.fail(name + " is on a device; the list forms take host tensors");
+    }
+    check.same_dtype(list[i], name.c_str(), like, like_name);
+    check.count(list[i], name.c_str(), like.count(), "one tensor's count");
+  }
+}
+
+// The flat buffer a list form runs on: the list's tensors one after another.
+struct Staging {
+  std::shared_ptr<std::byte[]> bytes;
+  Tensor whole;
+};
+
+Staging stage(const Checker& check, const Tensor& like) {
+  const uint64_t count = check.product(like.count(), check.size(), "group size x the count");
+  check.product(count, dtype_size(like.dtype()), "the list's bytes");
+  Staging s{std::shared_ptr<std::byte[]>(new std::byte[count * dtype_size(like.dtype())]), {}};
+  s.whole = Tensor(s.bytes.get(), count, like.dtype());
+  return s;
+}
+
+// The call's finish step: copies the staging buffer's slices into `list`.
+std::function<void()> copy_out(std::span<const Tensor> list, std::shared_ptr<std::byte[]> bytes,
+                               uint64_t slice) {
+  return [list = std::vector<Tensor>(list.begin(), list.end()), bytes = std::move(bytes), slice] {
+    for (size_t i = 0; i < list.size(); ++i) {
+      if (slice > 0) std::memcpy(list[i].data(), bytes.get() + i * slice, slice);
+    }
+  };
+}
+
+CollectiveCall make_all_gather_list(std::span<const Tensor> tensor_list, const Tensor& tensor,
+                                    const Group& group) {
+  Checker check("all_gather", group);
+  check.tensor(tensor, "tensor");
+  check_list(check, tensor_list, "tensor_list", tensor, "tensor");
+  Staging staging = stage(check, tensor);
+  CollectiveCall call = make_all_gather(tensor, staging.whole, group);
+  call.finish = copy_out(tensor_list, staging.bytes, tensor.bytes());
+  call.staging = std::move(staging.bytes);
+  return call;
+}
+
+CollectiveCall make_gather_list(const Tensor& tensor, RankArgument dst,
+                                std::span<const Tensor> gather_list, const Group& group) {
+  Checker check("gather", group);
+  check.tensor(tensor, "tensor");
+  const int root = check.peer(dst, "dst", false);
+  const RankArgument at_root = runtime::group_rank(GroupRank{root});
+  if (check.rank() != root) {
+    return make_gather("gather", tensor, Tensor(), {}, {}, false, at_root, group);
+  }
+  check_list(check, gather_list, "gather_list", tensor, "tensor");
+  Staging staging = stage(check, tensor);
+  CollectiveCall call = make_gather("gather", tensor, staging.whole, {}, {}, false, at_root, group);
+  call.finish = copy_out(gather_list, staging.bytes, tensor.bytes());
+  call.staging = std::move(staging.bytes);
+  return call;
+}
+
+CollectiveCall make_scatter_list(const Tensor& tensor, RankArgument src,
+                                 std::span<const Tensor> scatter_list, const Group& group) {
+  Checker check("scatter", group);
+  check.tensor(tensor, "tensor");
+  const int root = check.peer(src, "src", false);
+  const RankArgument at_root = runtime::group_rank(GroupRank{root});
+  if (check.rank() != root) {
+    return make_scatter("scatter", Tensor(), tensor, {}, {}, false, at_root, group);
+  }
+  check_list(check, scatter_list, "scatter_list", tensor, "tensor");
+  Staging staging = stage(check, tensor);
+  for (size_t i = 0; i < scatter_list.size(); ++i) {
+    if (tensor.bytes() > 0) {
+      std::memcpy(staging.bytes.get() + i * tensor.bytes(), scatter_list[i].data(), tensor.bytes());
+    }
+  }
+  CollectiveCall call =
+      make_scatter("scatter", staging.whole, tensor, {}, {}, false, at_root, group);
+  call.staging = std::move(staging.bytes);
+  return call;
+}
+
+// A process outside the group takes no part in its collectives, as in the original
+// package: the call returns at once, doing nothing, and an asynchronous form returns a
+// Request that has completed.
+template <class Make>
+void blocking(const char* op, const Group& group, Timeout timeout, Make make) {
+  if (!runtime::takes_no_part(group, op)) runtime::run_blocking(make(), timeout);
+}
+
+template <class Make>
+Request async(const char* op, const Group& group, Make make) {
+  if (runtime::takes_no_part(group, op)) return runtime::completed_request(op);
+  return runtime::run_async(make());
+}
+
 }  // namespace
 
-using runtime::run_async;
-using runtime::run_blocking;
+using runtime::group_rank;
+using runtime::world_rank;
 
-void barrier(const Group& group, Timeout timeout) { run_blocking(make_barrier(group), timeout); }
-Request ibarrier(const Group& group) { return run_async(make_barrier(group)); }
+void barrier(const Group& group, Timeout timeout) {
+  blocking("barrier", group, timeout, [&] { return make_barrier(group); });
+}
+Request ibarrier(const Group& group) {
+  return async("ibarrier", group, [&] { return make_barrier(group); });
+}
 
 void broadcast(const Tensor& tensor, int root, const Group& group, Timeout timeout) {
-  run_blocking(make_broadcast(tensor, root, group), timeout);
+  blocking("broadcast", group, timeout,
+           [&] { return make_broadcast(tensor, world_rank(root), group); });
+}
+void broadcast(const Tensor& tensor, GroupRank root, const Group& group, Timeout timeout) {
+  blocking("broadcast", group, timeout,
+           [&] { return make_broadcast(tensor, group_rank(root), group); });
 }
 Request ibroadcast(const Tensor& tensor, int root, const Group& group) {
-  return run_async(make_broadcast(tensor, root, group));
+  return async("ibroadcast", group,
+               [&] { return make_broadcast(tensor, world_rank(root), group); });
+}
+Request ibroadcast(const Tensor& tensor, GroupRank root, const Group& group) {
+  return async("ibroadcast", group,
+               [&] { return make_broadcast(tensor, group_rank(root), group); });
 }
 
 void all_reduce(const Tensor& tensor, ReduceOp op, const Group& group, Timeout timeout) {
-  run_blocking(make_all_reduce(tensor, tensor, op, group), timeout);
+  blocking("all_reduce", group, timeout,
+           [&] { return make_all_reduce(tensor, tensor, op, group); });
 }
 void all_reduce(const Tensor& input, const Tensor& output, ReduceOp op, const Group& group,
                 Timeout timeout) {
-  run_blocking(make_all_reduce(input, output, op, group), timeout);
+  blocking("all_reduce", group, timeout, [&] { return make_all_reduce(input, output, op, group); });
 }
 Request iall_reduce(const Tensor& tensor, ReduceOp op, const Group& group) {
-  return run_async(make_all_reduce(tensor, tensor, op, group));
+  return async("iall_reduce", group, [&] { return make_all_reduce(tensor, tensor, op, group); });
 }
 Request iall_reduce(const Tensor& input, const Tensor& output, ReduceOp op, const Group& group) {
-  return run_async(make_all_reduce(input, output, op, group));
+  return async("iall_reduce", group, [&] { return make_all_reduce(input, output, op, group); });
 }
 
 void reduce(const Tensor& tensor, int root, ReduceOp op, const Group& group, Timeout timeout) {
-  run_blocking(make_reduce(tensor, tensor, root, op, group), timeout);
+  blocking("reduce", group, timeout,
+           [&] { return make_reduce(tensor, tensor, world_rank(root), op, group); });
+}
+void reduce(const Tensor& tensor, GroupRank root, ReduceOp op, const Group& group,
+            Timeout timeout) {
+  blocking("reduce", group, timeout,
+           [&] { return make_reduce(tensor, tensor, group_rank(root), op, group); });
 }
 void reduce(const Tensor& input, const Tensor& output, int root, ReduceOp op, const Group& group,
             Timeout timeout) {
-  run_blocking(make_reduce(input, output, root, op, group), timeout);
+  blocking("reduce", group, timeout,
+           [&] { return make_reduce(input, output, world_rank(root), op, group); });
+}
+void reduce(const Tensor& input, const Tensor& output, GroupRank root, ReduceOp op,
+            const Group& group, Timeout timeout) {
+  blocking("reduce", group, timeout,
+           [&] { return make_reduce(input, output, group_rank(root), op, group); });
 }
 Request ireduce(const Tensor& tensor, int root, ReduceOp op, const Group& group) {
-  return run_async(make_reduce(tensor, tensor, root, op, group));
+  return async("ireduce", group,
+               [&] { return make_reduce(tensor, tensor, world_rank(root), op, group); });
+}
+Request ireduce(const Tensor& tensor, GroupRank root, ReduceOp op, const Group& group) {
+  return async("ireduce", group,
+               [&] { return make_reduce(tensor, tensor, group_rank(root), op, group); });
 }
 Request ireduce(const Tensor& input, const Tensor& output, int root, ReduceOp op,
                 const Group& group) {
-  return run_async(make_reduce(input, output, root, op, group));
+  return async("ireduce", group,
+               [&] { return make_reduce(input, output, world_rank(root), op, group); });
+}
+Request ireduce(const Tensor& input, const Tensor& output, GroupRank root, ReduceOp op,
+                const Group& group) {
+  return async("ireduce", group,
+               [&] { return make_reduce(input, output, group_rank(root), op, group); });
 }
 
 void all_gather(const Tensor& input, const Tensor& output, const Group& group, Timeout timeout) {
-  run_blocking(make_all_gather(input, output, group), timeout);
+  blocking("all_gather", group, timeout, [&] { return make_all_gather(input, output, group); });
 }
 Request iall_gather(const Tensor& input, const Tensor& output, const Group& group) {
-  return run_async(make_all_gather(input, output, group));
+  return async("iall_gather", group, [&] { return make_all_gather(input, output, group); });
+}
+void all_gather(std::span<const Tensor> tensor_list, const Tensor& tensor, const Group& group,
+                Timeout timeout) {
+  blocking("all_gather", group, timeout,
+           [&] { return make_all_gather_list(tensor_list, tensor, group); });
+}
+Request iall_gather(std::span<const Tensor> tensor_list, const Tensor& tensor, const Group& group) {
+  return async("iall_gather", group,
+               [&] { return make_all_gather_list(tensor_list, tensor, group); });
 }
 
 void gather(const Tensor& input, const Tensor& output, int root, const Group& group,
             Timeout timeout) {
-  run_blocking(make_gather("gather", input, output, {}, {}, false, root, group), timeout);
+  blocking("gather", group, timeout, [&] {
+    return make_gather("gather", input, output, {}, {}, false, world_rank(root), group);
+  });
+}
+void gather(const Tensor& input, const Tensor& output, GroupRank root, const Group& group,
+            Timeout timeout) {
+  blocking("gather", group, timeout, [&] {
+    return make_gather("gather", input, output, {}, {}, false, group_rank(root), group);
+  });
 }
 Request igather(const Tensor& input, const Tensor& output, int root, const Group& group) {
-  return run_async(make_gather("gather", input, output, {}, {}, false, root, group));
+  return async("igather", group, [&] {
+    return make_gather("gather", input, output, {}, {}, false, world_rank(root), group);
+  });
+}
+Request igather(const Tensor& input, const Tensor& output, GroupRank root, const Group& group) {
+  return async("igather", group, [&] {
+    return make_gather("gather", input, output, {}, {}, false, group_rank(root), group);
+  });
+}
+void gather(const Tensor& tensor, int dst, std::span<const Tensor> gather_list, const Group& group,
+            Timeout timeout) {
+  blocking("gather", group, timeout,
+           [&] { return make_gather_list(tensor, world_rank(dst), gather_list, group); });
+}
+void gather(const Tensor& tensor, GroupRank dst, std::span<const Tensor> gather_list,
+            const Group& group, Timeout timeout) {
+  blocking("gather", group, timeout,
+           [&] { return make_gather_list(tensor, group_rank(dst), gather_list, group); });
+}
+Request igather(const Tensor& tensor, int dst, std::span<const Tensor> gather_list,
+                const Group& group) {
+  return async("igather", group,
+               [&] { return make_gather_list(tensor, world_rank(dst), gather_list, group); });
+}
+Request igather(const Tensor& tensor, GroupRank dst, std::span<const Tensor> gather_list,
+                const Group& group) {
+  return async("igather", group,
+               [&] { return make_gather_list(tensor, group_rank(dst), gather_list, group); });
 }
 
 void scatter(const Tensor& input, const Tensor& output, int root, const Group& group,
              Timeout timeout) {
-  run_blocking(make_scatter("scatter", input, output, {}, {}, false, root, group), timeout);
+  blocking("scatter", group, timeout, [&] {
+    return make_scatter("scatter", input, output, {}, {}, false, world_rank(root), group);
+  });
+}
+void scatter(const Tensor& input, const Tensor& output, GroupRank root, const Group& group,
+             Timeout timeout) {
+  blocking("scatter", group, timeout, [&] {
+    return make_scatter("scatter", input, output, {}, {}, false, group_rank(root), group);
+  });
 }
 Request iscatter(const Tensor& input, const Tensor& output, int root, const Group& group) {
-  return run_async(make_scatter("scatter", input, output, {}, {}, false, root, group));
+  return async("iscatter", group, [&] {
+    return make_scatter("scatter", input, output, {}, {}, false, world_rank(root), group);
+  });
+}
+Request iscatter(const Tensor& input, const Tensor& output, GroupRank root, const Group& group) {
+  return async("iscatter", group, [&] {
+    return make_scatter("scatter", input, output, {}, {}, false, group_rank(root), group);
+  });
+}
+void scatter(const Tensor& tensor, int src, std::span<const Tensor> scatter_list,
+             const Group& group, Timeout timeout) {
+  blocking("scatter", group, timeout,
+           [&] { return make_scatter_list(tensor, world_rank(src), scatter_list, group); });
+}
+void scatter(const Tensor& tensor, GroupRank src, std::span<const Tensor> scatter_list,
+             const Group& group, Timeout timeout) {
+  blocking("scatter", group, timeout,
+           [&] { return make_scatter_list(tensor, group_rank(src), scatter_list, group); });
+}
+Request iscatter(const Tensor& tensor, int src, std::span<const Tensor> scatter_list,
+                 const Group& group) {
+  return async("iscatter", group,
+               [&] { return make_scatter_list(tensor, world_rank(src), scatter_list, group); });
+}
+Request iscatter(const Tensor& tensor, GroupRank src, std::span<const Tensor> scatter_list,
+                 const Group& group) {
+  return async("iscatter", group,
+               [&] { return make_scatter_list(tensor, group_rank(src), scatter_list, group); });
 }
 
 void reduce_scatter(const Tensor& input, const Tensor& output, ReduceOp op, const Group& group,
                     Timeout timeout) {
-  run_blocking(make_reduce_scatter("reduce_scatter", input, output, {}, false, op, group), timeout);
+  blocking("reduce_scatter", group, timeout, [&] {
+    return make_reduce_scatter("reduce_scatter", input, output, {}, false, op, group);
+  });
 }
 Request ireduce_scatter(const Tensor& input, const Tensor& output, ReduceOp op,
                         const Group& group) {
-  return run_async(make_reduce_scatter("reduce_scatter", input, output, {}, false, op, group));
+  return async("ireduce_scatter", group, [&] {
+    return make_reduce_scatter("reduce_scatter", input, output, {}, false, op, group);
+  });
 }
 
 void reduce_scatterv(const Tensor& input, const Tensor& output, Counts counts, ReduceOp op,
                      const Group& group, Timeout timeout) {
-  run_blocking(make_reduce_scatter("reduce_scatterv", input, output, counts, true, op, group),
-               timeout);
+  blocking("reduce_scatterv", group, timeout, [&] {
+    return make_reduce_scatter("reduce_scatterv", input, output, counts, true, op, group);
+  });
 }
 Request ireduce_scatterv(const Tensor& input, const Tensor& output, Counts counts, ReduceOp op,
                          const Group& group) {
-  return run_async(make_reduce_scatter("reduce_scatterv", input, output, counts, true, op, group));
+  return async("ireduce_scatterv", group, [&] {
+    return make_reduce_scatter("reduce_scatterv", input, output, counts, true, op, group);
+  });
 }
 
 void all_to_all(const Tensor& input, const Tensor& output, const Group& group, Timeout timeout) {
-  run_blocking(make_all_to_all(input, output, group), timeout);
+  blocking("all_to_all", group, timeout, [&] { return make_all_to_all(input, output, group); });
 }
 Request iall_to_all(const Tensor& input, const Tensor& output, const Group& group) {
-  return run_async(make_all_to_all(input, output, group));
+  return async("iall_to_all", group, [&] { return make_all_to_all(input, output, group); });
 }
 
 void all_gatherv(const Tensor& input, const Tensor& output, Counts counts, Counts displs,
                  const Group& group, Timeout timeout) {
-  run_blocking(make_all_gatherv(input, output, counts, displs, group), timeout);
+  blocking("all_gatherv", group, timeout,
+           [&] { return make_all_gatherv(input, output, counts, displs, group); });
 }
 Request iall_gatherv(const Tensor& input, const Tensor& output, Counts counts, Counts displs,
                      const Group& group) {
-  return run_async(make_all_gatherv(input, output, counts, displs, group));
+  return async("iall_gatherv", group,
+               [&] { return make_all_gatherv(input, output, counts, displs, group); });
 }
 
 void gatherv(const Tensor& input, const Tensor& output, Counts counts, int root, Counts displs,
              const Group& group, Timeout timeout) {
-  run_blocking(make_gather("gatherv", input, output, counts, displs, true, root, group), timeout);
+  blocking("gatherv", group, timeout, [&] {
+    return make_gather("gatherv", input, output, counts, displs, true, world_rank(root), group);
+  });
+}
+void gatherv(const Tensor& input, const Tensor& output, Counts counts, GroupRank root,
+             Counts displs, const Group& group, Timeout timeout) {
+  blocking("gatherv", group, timeout, [&] {
+    return make_gather("gatherv", input, output, counts, displs, true, group_rank(root), group);
+  });
 }
 Request igatherv(const Tensor& input, const Tensor& output, Counts counts, int root, Counts displs,
                  const Group& group) {
-  return run_async(make_gather("gatherv", input, output, counts, displs, true, root, group));
+  return async("igatherv", group, [&] {
+    return make_gather("gatherv", input, output, counts, displs, true, world_rank(root), group);
+  });
+}
+Request igatherv(const Tensor& input, const Tensor& output, Counts counts, GroupRank root,
+                 Counts displs, const Group& group) {
+  return async("igatherv", group, [&] {
+    return make_gather("gatherv", input, output, counts, displs, true, group_rank(root), group);
+  });
 }
 
 void scatterv(const Tensor& input, const Tensor& output, Counts counts, int root, Counts displs,
               const Group& group, Timeout timeout) {
-  run_blocking(make_scatter("scatterv", input, output, counts, displs, true, root, group), timeout);
+  blocking("scatterv", group, timeout, [&] {
+    return make_scatter("scatterv", input, output, counts, displs, true, world_rank(root), group);
+  });
+}
+void scatterv(const Tensor& input, const Tensor& output, Counts counts, GroupRank root,
+              Counts displs, const Group& group, Timeout timeout) {
+  blocking("scatterv", group, timeout, [&] {
+    return make_scatter("scatterv", input, output, counts, displs, true, group_rank(root), group);
+  });
 }
 Request iscatterv(const Tensor& input, const Tensor& output, Counts counts, int root, Counts displs,
                   const Group& group) {
-  return run_async(make_scatter("scatterv", input, output, counts, displs, true, root, group));
+  return async("iscatterv", group, [&] {
+    return make_scatter("scatterv", input, output, counts, displs, true, world_rank(root), group);
+  });
+}
+Request iscatterv(const Tensor& input, const Tensor& output, Counts counts, GroupRank root,
+                  Counts displs, const Group& group) {
+  return async("iscatterv", group, [&] {
+    return make_scatter("scatterv", input, output, counts, displs, true, group_rank(root), group);
+  });
 }
 
 void all_to_allv(const Tensor& input, Counts send_counts, Counts send_displs, const Tensor& output,
                  Counts recv_counts, Counts recv_displs, const Group& group, Timeout timeout) {
-  run_blocking(
-      make_all_to_allv(input, send_counts, send_displs, output, recv_counts, recv_displs, group),
-      timeout);
+  blocking("all_to_allv", group, timeout, [&] {
+    return make_all_to_allv(input, send_counts, send_displs, output, recv_counts, recv_displs,
+                            group);
+  });
 }
 Request iall_to_allv(const Tensor& input, Counts send_counts, Counts send_displs,
                      const Tensor& output, Counts recv_counts, Counts recv_displs,
                      const Group& group) {
-  return run_async(
-      make_all_to_allv(input, send_counts, send_displs, output, recv_counts, recv_displs, group));
+  return async("iall_to_allv", group, [&] {
+    return make_all_to_allv(input, send_counts, send_displs, output, recv_counts, recv_displs,
+                            group);
+  });
 }
 
 }  // namespace weft

@@ -53,7 +53,7 @@ uint32_t draw_comm_ids(runtime::Context& c, const Group& over, uint64_t count, T
   std::vector<uint64_t> base{0};
   if (over.rank() == 0)
     base[0] = runtime::take_fresh_comm_ids(c, count, deadline_after(c, timeout));
-  broadcast(view(base), 0, over, timeout);
+  broadcast(view(base), GroupRank{0}, over, timeout);
   check_comm_ids(c, base[0], count, op);
   return static_cast<uint32_t>(base[0]);
 }
@@ -68,12 +68,18 @@ constexpr uint64_t kSubgroupMagic = 0x5745465453554247;  // "WEFTSUBG"
 
 }  // namespace
 
-Group new_group(const std::vector<int>& ranks, Timeout timeout) {
+Group new_group(const std::vector<int>& given, Timeout timeout) {
   runtime::Context& c = runtime::context("new_group");
   auto fail = [&](const std::string& what) {
     throw InvalidArgument("new_group (rank " + std::to_string(c.rank) + "): " + what);
   };
-  if (ranks.empty()) fail("ranks is empty");
+  // No ranks means every world rank, as in the original package.
+  std::vector<int> every;
+  if (given.empty()) {
+    every.resize(static_cast<size_t>(c.world_size));
+    for (int r = 0; r < c.world_size; ++r) every[static_cast<size_t>(r)] = r;
+  }
+  const std::vector<int>& ranks = given.empty() ? every : given;
   std::vector<bool> seen(c.world_size, false);
   for (size_t i = 0; i < ranks.size(); ++i) {
     int r = ranks[i];
@@ -199,11 +205,12 @@ Group subgroup(const Group& parent, const std::vector<int>& parent_ranks, int ta
     message[3] = runtime::take_fresh_comm_ids(c, 1, deadline_after(c, timeout));
     std::vector<Request> sends;
     for (int i = 1; i < n; ++i) {
-      sends.push_back(isend(view(message), parent_ranks[static_cast<size_t>(i)], wire_tag, space));
+      sends.push_back(
+          isend(view(message), GroupRank{parent_ranks[static_cast<size_t>(i)]}, wire_tag, space));
     }
     for (const Request& r : sends) r.wait(timeout);
   } else {
-    recv(view(message), parent_ranks[0], wire_tag, space, timeout);
+    recv(view(message), GroupRank{parent_ranks[0]}, wire_tag, space, timeout);
     if (message[0] != kSubgroupMagic || message[1] != list ||
         message[2] != static_cast<uint64_t>(tag)) {
       throw DesyncError("subgroup (rank " + std::to_string(c.rank) +

@@ -10,15 +10,24 @@ namespace weft {
 namespace {
 
 using GroupPtr = std::shared_ptr<const p2p::GroupState>;
+using runtime::group_rank;
+using runtime::RankArgument;
+using runtime::world_rank;
 
-// Checks what every point-to-point call needs and returns the resolved group.
-const GroupPtr& validate(const char* op, const Tensor& tensor, int peer, bool any_allowed, int tag,
-                         const Group& group, const char* peer_name) {
+// A checked call: its resolved group and its peer as a group rank (or kAnySource).
+struct Checked {
+  const GroupPtr& group;
+  int peer;
+};
+
+// Checks what every point-to-point call needs.
+Checked validate(const char* op, const Tensor& tensor, RankArgument peer, bool any_allowed, int tag,
+                 const Group& group, const char* peer_name) {
   runtime::Checker check(op, group);
-  check.peer(peer, peer_name, any_allowed);
+  const int in_group = check.peer(peer, peer_name, any_allowed);
   check.tag(tag, any_allowed);
   check.tensor(tensor, "the tensor");
-  return check.group();
+  return {check.group(), in_group};
 }
 
 // Waits for a blocking call's request; on timeout, abandons it so that weft never
@@ -62,17 +71,16 @@ Request staged_irecv(const GroupPtr& g, const Tensor& tensor, int src, int tag) 
 }
 
 // A probe's checks: a receive's, less the tensor.
-const GroupPtr& validate_probe(const char* op, int src, int tag, const Group& group) {
+Checked validate_probe(const char* op, RankArgument src, int tag, const Group& group) {
   runtime::Checker check(op, group);
-  check.peer(src, "src", true);
+  const int in_group = check.peer(src, "src", true);
   check.tag(tag, true);
-  return check.group();
+  return {check.group(), in_group};
 }
 
-}  // namespace
-
-void send(const Tensor& tensor, int dst, int tag, const Group& group, Timeout timeout) {
-  const GroupPtr& g = validate("send", tensor, dst, false, tag, group, "dst");
+void send_to(const Tensor& tensor, RankArgument dst_rank, int tag, const Group& group,
+             Timeout timeout) {
+  auto [g, dst] = validate("send", tensor, dst_rank, false, tag, group, "dst");
   if (runtime::on_device(tensor)) [[unlikely]] {
     // The staged copy lives until the call returns, after which weft never reads it.
     runtime::DeviceLayer::StagedMessage staged = runtime::device_layer().stage_send(tensor);
@@ -83,15 +91,16 @@ void send(const Tensor& tensor, int dst, int tag, const Group& group, Timeout ti
   finish(engine.isend(g, tensor, dst, tag, false), timeout);
 }
 
-RecvResult recv(const Tensor& tensor, int src, int tag, const Group& group, Timeout timeout) {
-  const GroupPtr& g = validate("recv", tensor, src, true, tag, group, "src");
+RecvResult recv_from(const Tensor& tensor, RankArgument src_rank, int tag, const Group& group,
+                     Timeout timeout) {
+  auto [g, src] = validate("recv", tensor, src_rank, true, tag, group, "src");
   if (runtime::on_device(tensor)) [[unlikely]] {
     runtime::DeviceLayer& layer = runtime::device_layer();
     runtime::DeviceLayer::StagedMessage staged = layer.stage_receive(tensor);
     auto r = engine_of("recv").irecv(g, staged.host, src, tag, false);
     finish(r, timeout);
     layer.deliver(tensor, staged, r->bytes);
-    return RecvResult{r->peer, r->tag, r->bytes};
+    return RecvResult{r->peer_world, r->tag, r->bytes, r->peer};
   }
   // The engine's blocking receive: no request for a message already waiting, one in
   // its own frame otherwise; a timeout withdraws it, as finish() does.
@@ -99,62 +108,119 @@ RecvResult recv(const Tensor& tensor, int src, int tag, const Group& group, Time
                                                timeout.count() >= 0 ? timeout : g->timeout);
 }
 
-Request isend(const Tensor& tensor, int dst, int tag, const Group& group) {
-  const GroupPtr& g = validate("isend", tensor, dst, false, tag, group, "dst");
+Request isend_to(const Tensor& tensor, RankArgument dst_rank, int tag, const Group& group,
+                 bool synchronous) {
+  const char* op = synchronous ? "issend" : "isend";
+  auto [g, dst] = validate(op, tensor, dst_rank, false, tag, group, "dst");
   if (runtime::on_device(tensor)) [[unlikely]]
-    return staged_isend(g, tensor, dst, tag, false);
+    return staged_isend(g, tensor, dst, tag, synchronous);
   return runtime::Handles::request(
-      runtime::context("isend").engine->isend(g, tensor, dst, tag, true));
+      runtime::context(op).engine->isend(g, tensor, dst, tag, true, synchronous));
 }
 
-Request issend(const Tensor& tensor, int dst, int tag, const Group& group) {
-  const GroupPtr& g = validate("issend", tensor, dst, false, tag, group, "dst");
-  if (runtime::on_device(tensor)) [[unlikely]]
-    return staged_isend(g, tensor, dst, tag, true);
-  return runtime::Handles::request(
-      runtime::context("issend").engine->isend(g, tensor, dst, tag, true, true));
-}
-
-Request irecv(const Tensor& tensor, int src, int tag, const Group& group) {
-  const GroupPtr& g = validate("irecv", tensor, src, true, tag, group, "src");
+Request irecv_from(const Tensor& tensor, RankArgument src_rank, int tag, const Group& group) {
+  auto [g, src] = validate("irecv", tensor, src_rank, true, tag, group, "src");
   if (runtime::on_device(tensor)) [[unlikely]]
     return staged_irecv(g, tensor, src, tag);
   return runtime::Handles::request(
       runtime::context("irecv").engine->irecv(g, tensor, src, tag, true));
 }
 
-std::optional<ProbeResult> iprobe(int src, int tag, const Group& group) {
-  const GroupPtr& g = validate_probe("iprobe", src, tag, group);
+std::optional<ProbeResult> iprobe_from(RankArgument src_rank, int tag, const Group& group) {
+  auto [g, src] = validate_probe("iprobe", src_rank, tag, group);
   return runtime::context("iprobe").engine->iprobe(*g, src, tag);
 }
 
-ProbeResult probe(int src, int tag, const Group& group, Timeout timeout) {
-  const GroupPtr& g = validate_probe("probe", src, tag, group);
+ProbeResult probe_from(RankArgument src_rank, int tag, const Group& group, Timeout timeout) {
+  auto [g, src] = validate_probe("probe", src_rank, tag, group);
   Timeout t = timeout.count() >= 0 ? timeout : g->timeout;
   return runtime::context("probe").engine->probe(*g, src, tag, t);
 }
 
-namespace {
-
-MatchedMessage matched(const std::shared_ptr<p2p::UnexpectedMessage>& message) {
+MatchedMessage matched(const p2p::GroupState& g,
+                       const std::shared_ptr<p2p::UnexpectedMessage>& message) {
   const transport::FrameHeader& h = message->header;
   return runtime::Handles::matched(
-      ProbeResult{h.src, h.tag, h.msg_bytes, static_cast<DType>(h.dtype)}, message);
+      ProbeResult{g.world_ranks[h.src], h.tag, h.msg_bytes, static_cast<DType>(h.dtype), h.src},
+      message);
+}
+
+std::optional<MatchedMessage> improbe_from(RankArgument src_rank, int tag, const Group& group) {
+  auto [g, src] = validate_probe("improbe", src_rank, tag, group);
+  auto message = runtime::context("improbe").engine->iclaim(*g, src, tag);
+  if (!message) return std::nullopt;
+  return matched(*g, message);
+}
+
+MatchedMessage mprobe_from(RankArgument src_rank, int tag, const Group& group, Timeout timeout) {
+  auto [g, src] = validate_probe("mprobe", src_rank, tag, group);
+  Timeout t = timeout.count() >= 0 ? timeout : g->timeout;
+  return matched(*g, runtime::context("mprobe").engine->claim(*g, src, tag, t));
 }
 
 }  // namespace
 
+void send(const Tensor& tensor, int dst, int tag, const Group& group, Timeout timeout) {
+  send_to(tensor, world_rank(dst), tag, group, timeout);
+}
+void send(const Tensor& tensor, GroupRank dst, int tag, const Group& group, Timeout timeout) {
+  send_to(tensor, group_rank(dst), tag, group, timeout);
+}
+
+RecvResult recv(const Tensor& tensor, int src, int tag, const Group& group, Timeout timeout) {
+  return recv_from(tensor, world_rank(src), tag, group, timeout);
+}
+RecvResult recv(const Tensor& tensor, GroupRank src, int tag, const Group& group, Timeout timeout) {
+  return recv_from(tensor, group_rank(src), tag, group, timeout);
+}
+
+Request isend(const Tensor& tensor, int dst, int tag, const Group& group) {
+  return isend_to(tensor, world_rank(dst), tag, group, false);
+}
+Request isend(const Tensor& tensor, GroupRank dst, int tag, const Group& group) {
+  return isend_to(tensor, group_rank(dst), tag, group, false);
+}
+
+Request issend(const Tensor& tensor, int dst, int tag, const Group& group) {
+  return isend_to(tensor, world_rank(dst), tag, group, true);
+}
+Request issend(const Tensor& tensor, GroupRank dst, int tag, const Group& group) {
+  return isend_to(tensor, group_rank(dst), tag, group, true);
+}
+
+Request irecv(const Tensor& tensor, int src, int tag, const Group& group) {
+  return irecv_from(tensor, world_rank(src), tag, group);
+}
+Request irecv(const Tensor& tensor, GroupRank src, int tag, const Group& group) {
+  return irecv_from(tensor, group_rank(src), tag, group);
+}
+
+std::optional<ProbeResult> iprobe(int src, int tag, const Group& group) {
+  return iprobe_from(world_rank(src), tag, group);
+}
+std::optional<ProbeResult> iprobe(GroupRank src, int tag, const Group& group) {
+  return iprobe_from(group_rank(src), tag, group);
+}
+
+ProbeResult probe(int src, int tag, const Group& group, Timeout timeout) {
+  return probe_from(world_rank(src), tag, group, timeout);
+}
+ProbeResult probe(GroupRank src, int tag, const Group& group, Timeout timeout) {
+  return probe_from(group_rank(src), tag, group, timeout);
+}
+
 std::optional<MatchedMessage> improbe(int src, int tag, const Group& group) {
-  const GroupPtr& g = validate_probe("improbe", src, tag, group);
-  auto message = runtime::context("improbe").engine->iclaim(*g, src, tag);
-  if (!message) return std::nullopt;
-  return matched(message);
+  return improbe_from(world_rank(src), tag, group);
+}
+std::optional<MatchedMessage> improbe(GroupRank src, int tag, const Group& group) {
+  return improbe_from(group_rank(src), tag, group);
 }
 
 MatchedMessage mprobe(int src, int tag, const Group& group, Timeout timeout) {
-  const GroupPtr& g = validate_probe("mprobe", src, tag, group);
-  Timeout t = timeout.count() >= 0 ? timeout : g->timeout;
-  return matched(runtime::context("mprobe").engine->claim(*g, src, tag, t));
+  return mprobe_from(world_rank(src), tag, group, timeout);
+}
+MatchedMessage mprobe(GroupRank src, int tag, const Group& group, Timeout timeout) {
+  return mprobe_from(group_rank(src), tag, group, timeout);
 }
 
 Request imrecv(const Tensor& tensor, MatchedMessage message, const Group& group) {

@@ -22,6 +22,7 @@ bool Request::cancel() const { return checked(state_, "cancel").cancel(); }
 bool Request::cancelled() const { return checked(state_, "cancelled").result().cancelled; }
 
 int Request::source() const { return checked(state_, "source").result().source; }
+int Request::group_source() const { return checked(state_, "group_source").result().group_source; }
 int Request::tag() const { return checked(state_, "tag").result().tag; }
 uint64_t Request::bytes() const { return checked(state_, "bytes").result().bytes; }
 

@@ -74,9 +74,9 @@ void check_reductions(const Group& g, DType d, ReduceOp op, uint64_t count) {
     Buffer in(d, count), out(d, count);
     fill_input(in, op, r, 0, count);
     if (in_place) {
-      reduce(in.tensor(), root, op, g);
+      reduce(in.tensor(), GroupRank{root}, op, g);
     } else {
-      reduce(in.tensor(), out.tensor(), root, op, g);
+      reduce(in.tensor(), out.tensor(), GroupRank{root}, op, g);
     }
     const Buffer& result = in_place ? in : out;
     if (r == root) {
@@ -112,7 +112,7 @@ void check_data_movement(const Group& g, DType d, uint64_t count) {
     Where w{"broadcast", d, none, count, false};
     Buffer b(d, count);
     for (uint64_t i = 0; i < count; ++i) b.set(i, r == root ? datum(root, i) : -1);
-    broadcast(b.tensor(), root, g);
+    broadcast(b.tensor(), GroupRank{root}, g);
     expect_values(w, b, 0, count, [&](uint64_t i) { return datum(root, i); });
   }
   for (bool in_place : {false, true}) {
@@ -132,7 +132,7 @@ void check_data_movement(const Group& g, DType d, uint64_t count) {
     for (uint64_t i = 0; i < count; ++i)
       (here ? out : in).set((here ? r * count : 0) + i, datum(r, i));
     gather(here ? out.tensor(r * count, count) : in.tensor(),
-           r == other_root ? out.tensor() : Tensor(), other_root, g);
+           r == other_root ? out.tensor() : Tensor(), GroupRank{other_root}, g);
     if (r == other_root) {
       expect_values(w, out, 0, count * n, [&](uint64_t i) {
         return datum(i / std::max<uint64_t>(count, 1), i % std::max<uint64_t>(count, 1));
@@ -147,7 +147,7 @@ void check_data_movement(const Group& g, DType d, uint64_t count) {
     }
     bool here = in_place && r == other_root;
     scatter(r == other_root ? in.tensor() : Tensor(),
-            here ? in.tensor(r * count, count) : out.tensor(), other_root, g);
+            here ? in.tensor(r * count, count) : out.tensor(), GroupRank{other_root}, g);
     expect_values(w, here ? in : out, here ? r * count : 0, count,
                   [&](uint64_t i) { return datum(other_root, r * count + i); });
   }
@@ -195,7 +195,7 @@ void check_variable_forms(const Group& g, DType d, uint64_t count) {
     for (uint64_t i = 0; i < total; ++i) out.set(i, 101);
     for (uint64_t i = 0; i < counts[r]; ++i) in.set(i, datum(r, i));
     // Non-roots pass no counts, as MPI_Gatherv allows.
-    gatherv(in.tensor(), out.tensor(), r == root ? Counts(counts) : Counts(), root,
+    gatherv(in.tensor(), out.tensor(), r == root ? Counts(counts) : Counts(), GroupRank{root},
             r == root ? Counts(displs) : Counts(), g);
     if (r == root) expect_values(w, out, 0, total, expected_gathered);
   }
@@ -203,7 +203,7 @@ void check_variable_forms(const Group& g, DType d, uint64_t count) {
     Where w{"scatterv", d, none, count, false};
     Buffer in(d, total), out(d, counts[r]);
     for (uint64_t i = 0; i < total; ++i) in.set(i, expected_gathered(i));
-    scatterv(in.tensor(), out.tensor(), counts, root, displs, g);
+    scatterv(in.tensor(), out.tensor(), counts, GroupRank{root}, displs, g);
     expect_values(w, out, 0, counts[r], [&](uint64_t i) { return datum(r, i); });
   }
   for (bool in_place : {false, true}) {

@@ -60,7 +60,7 @@ TEST(Collectives, SubGroupsRunSideBySide) {
     EXPECT_EQ(mine.size(), 3);
     EXPECT_EQ(mine.world_rank(mine.rank()), rank);
     EXPECT_EQ(other.rank(), -1);
-    EXPECT_THROW(barrier(other), InvalidArgument);
+    barrier(other);  // not a member: takes no part, returns at once
     check_all_collectives(
         mine, {.dtypes = {DType::kInt32, DType::kBFloat16, DType::kUInt8}, .counts = {0, 7, 1023}});
     // The world still works, and a destroyed group is refused.
@@ -188,7 +188,7 @@ TEST(CollectiveErrors, BadArgumentsAreRefusedBeforeAnythingIsSent) {
       }
       return "(no InvalidArgument)";
     };
-    EXPECT_NE(message([&] { broadcast(view(f), 2); }).find("root 2 is outside [0, 2)"),
+    EXPECT_NE(message([&] { broadcast(view(f), 2); }).find("root 2 (world rank) is outside [0, 2)"),
               std::string::npos);
     EXPECT_NE(message([&] { reduce(view(f), -1); }).find("root -1"), std::string::npos);
     EXPECT_NE(message([&] {
@@ -345,18 +345,34 @@ TEST(CollectiveErrors, ADeadPeerIsAPeerErrorNamingIt) {
   expect_all_succeeded(ranks);
 }
 
-TEST(CollectiveErrors, NonMembersAreRefused) {
+// As in the original package, a process outside a group takes no part in the group's
+// collectives: the call returns at once, an asynchronous one with a completed Request.
+// Its point-to-point calls on the group are still refused.
+TEST(CollectiveErrors, NonMembersTakeNoPartInCollectivesButAreRefusedPointToPoint) {
   expect_all_succeeded(run_ranks(3, [](int rank) {
     init_process_group();
     Group pair = new_group({0, 1});
     std::vector<float> f(3, 1.0f);
     if (rank == 2) {
-      EXPECT_THROW(all_reduce(view(f), ReduceOp::kSum, pair), InvalidArgument);
-      EXPECT_THROW(iall_reduce(view(f), ReduceOp::kSum, pair), InvalidArgument);
+      all_reduce(view(f), ReduceOp::kSum, pair);
+      broadcast(view(f), 0, pair);
+      barrier(pair);
+      EXPECT_EQ(f[0], 1.0f) << "a non-member's tensor was touched";
+      Request r = iall_reduce(view(f), ReduceOp::kSum, pair);
+      EXPECT_TRUE(r.valid());
+      EXPECT_TRUE(r.is_completed());
+      r.wait();
+      EXPECT_TRUE(ibroadcast(view(f), GroupRank{1}, pair).is_completed());
+      EXPECT_EQ(f[0], 1.0f);
+      EXPECT_THROW(send(view(f), 0, 0, pair), InvalidArgument);
+      EXPECT_THROW(irecv(view(f), kAnySource, kAnyTag, pair), InvalidArgument);
+      EXPECT_THROW(iprobe(kAnySource, kAnyTag, pair), InvalidArgument);
     } else {
       all_reduce(view(f), ReduceOp::kSum, pair);
       EXPECT_EQ(f[0], 2.0f);
+      broadcast(view(f), 0, pair);
     }
+    barrier();  // the world: rank 2 takes part again
     destroy_process_group();
   }));
 }

@@ -110,6 +110,32 @@ TEST(MultiGpu, BroadcastReduceAndAllGather) {
   }));
 }
 
+// A root is a world rank, as in every collective, or GroupRank{r}; a process outside
+// the group takes no part.
+TEST(MultiGpu, RootsAreWorldRanksAndNonMembersTakeNoPart) {
+  expect_all_succeeded(run_ranks(3, [](int rank) {
+    FakeDeviceRuntime& fake = use_fake_devices(4);
+    init_process_group();
+    Group pair = new_group({2, 1});
+    LocalTensors local(fake, 2);
+    local.fill(rank);
+    broadcast_multigpu(local.tensors, 1, pair);  // world rank 1's gpu 0
+    for (int g = 0; g < 2; ++g) {
+      EXPECT_EQ(local.data(g)[7], rank == 0 ? g + 7 % 5 : 10.0f + 7 % 5) << "gpu " << g;
+    }
+    local.fill(rank);
+    reduce_multigpu(local.tensors, GroupRank{0}, ReduceOp::kMax, pair);  // world rank 2
+    EXPECT_EQ(local.data(0)[4], rank == 2 ? 20.0f + 1 + 4 : rank * 10.0f + 4);
+    if (pair.is_member()) {
+      EXPECT_NE(refusal_of([&] {
+                  broadcast_multigpu(local.tensors, 0, pair);
+                }).find("root 0 (world rank) is not a member of the group"),
+                std::string::npos);
+    }
+    destroy_process_group();
+  }));
+}
+
 TEST(MultiGpu, BadListsAreRefusedNamingTheTensor) {
   expect_all_succeeded(run_ranks(1, [](int) {
     FakeDeviceRuntime& fake = use_fake_devices(4);

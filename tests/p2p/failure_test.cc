@@ -309,10 +309,10 @@ TEST(Failures, InvalidArgumentsNameTheOperationRankAndArgument) {
         EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
       }
     };
-    expect_invalid(
-        [&] { weft::send(weft::view(v), 2); },
-        "send (rank " + std::to_string(rank) + " of group world): dst 2 is outside [0, 2)");
-    expect_invalid([&] { weft::isend(weft::view(v), -1); }, "dst -1 is outside");
+    expect_invalid([&] { weft::send(weft::view(v), 2); },
+                   "send (rank " + std::to_string(rank) +
+                       " of group world): dst 2 (world rank) is outside [0, 2)");
+    expect_invalid([&] { weft::isend(weft::view(v), -1); }, "dst -1 (world rank) is outside");
     expect_invalid([&] { weft::irecv(weft::view(v), 5); },
                    "irecv (rank " + std::to_string(rank) + " of group world): src 5");
     expect_invalid([&] { weft::send(weft::view(v), 0, -3); }, "tag -3 is negative");

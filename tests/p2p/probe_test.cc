@@ -342,11 +342,11 @@ TEST(Probe, ArgumentsAreCheckedAndGroupsKeptApart) {
       }
     };
     const std::string me = std::to_string(rank);
-    expect_invalid(
-        [] { weft::iprobe(2); },
-        "iprobe (rank " + me + " of group world): src 2 is outside [0, 2) (or kAnySource)");
+    expect_invalid([] { weft::iprobe(2); },
+                   "iprobe (rank " + me +
+                       " of group world): src 2 (world rank) is outside [0, 2) (or kAnySource)");
     expect_invalid([] { weft::probe(-2); },
-                   "probe (rank " + me + " of group world): src -2 is outside");
+                   "probe (rank " + me + " of group world): src -2 (world rank) is outside");
     expect_invalid(
         [] { weft::probe(0, -3); },
         "probe (rank " + me + " of group world): tag -3 is negative (only kAnyTag may be)");
@@ -360,7 +360,10 @@ TEST(Probe, ArgumentsAreCheckedAndGroupsKeptApart) {
       expect_invalid([&] { weft::probe(0, 0, only0); }, "probe (rank -1 of group");
       weft::send(weft::view(std::span(&x, 1)), 0, 0);
     } else {
-      expect_invalid([&] { weft::probe(1, 0, only0); }, "src 1 is outside [0, 1)");
+      expect_invalid([&] { weft::probe(1, 0, only0); },
+                     "src 1 (world rank) is not a member of group");
+      expect_invalid([&] { weft::probe(weft::GroupRank{1}, 0, only0); },
+                     "src GroupRank{1} is outside [0, 1)");
       expect_found(weft::probe(1, 0), 1, 0, 4, DType::kInt32, "in the world");
       EXPECT_FALSE(weft::iprobe(kAnySource, kAnyTag, only0).has_value())
           << "a probe of one group saw another group's message";

@@ -41,10 +41,11 @@ TEST(Recv, ReportsSourceTagAndBytes) {
       // It still converts to the source rank, as recv's int did.
       int from = weft::recv(weft::view(got), weft::kAnySource, 4);
       EXPECT_EQ(from, 1);
-      auto [source, tag, bytes] = weft::recv(weft::view(got), 1);
+      auto [source, tag, bytes, group_source] = weft::recv(weft::view(got), 1);
       EXPECT_EQ(source, 1);
       EXPECT_EQ(tag, 5);
       EXPECT_EQ(bytes, 0u);
+      EXPECT_EQ(group_source, 1);  // the world group: both numberings agree
     } else if (rank == 1) {
       std::vector<float> out(2);
       weft::send(weft::view(out), 0, 4);

@@ -74,8 +74,9 @@ void collectives(int rank, int size) {
   if (odd.empty()) return;
   weft::Group odd_ranks = weft::new_group(odd);  // every rank calls it
   if (!odd_ranks.is_member()) return;
-  std::vector<int32_t> value{odd_ranks.rank() == 0 ? 42 : -1};
-  weft::broadcast(weft::view(value), /*root=*/0, odd_ranks);
+  // The root is a world rank, as in torch.distributed: the group's first member.
+  std::vector<int32_t> value{rank == odd.front() ? 42 : -1};
+  weft::broadcast(weft::view(value), /*root=*/odd.front(), odd_ranks);
   std::printf("rank %d (rank %d of the odd ranks) got %d from their broadcast\n", rank,
               odd_ranks.rank(), value[0]);
 }

@@ -112,7 +112,7 @@ std::string run_one(std::mt19937_64& shared, std::vector<SoakGroup>& groups, uin
     case 1: {  // broadcast
       Buffer b(dtype, count);
       for (uint64_t i = 0; i < count; ++i) b.set(i, me == root ? (i * 7 + 3) % 100 : 0);
-      weft::broadcast(b.tensor(), root, g.group);
+      weft::broadcast(b.tensor(), weft::GroupRank{root}, g.group);
       for (uint64_t i = 0; i < count; ++i) {
         expect(b.get(i) == static_cast<double>((i * 7 + 3) % 100),
                what + ": element " + std::to_string(i));
@@ -166,8 +166,8 @@ std::string run_one(std::mt19937_64& shared, std::vector<SoakGroup>& groups, uin
       Buffer out(dtype, count), in(dtype, count);
       for (uint64_t i = 0; i < count; ++i) out.set(i, (me + i * 5) % 100);
       const int next = (me + 1) % n, previous = (me + n - 1) % n;
-      weft::Request sent = weft::isend(out.tensor(), next, tag, g.group);
-      weft::recv(in.tensor(), previous, tag, g.group);
+      weft::Request sent = weft::isend(out.tensor(), weft::GroupRank{next}, tag, g.group);
+      weft::recv(in.tensor(), weft::GroupRank{previous}, tag, g.group);
       sent.wait();
       for (uint64_t i = 0; i < count; ++i) {
         expect(in.get(i) == static_cast<double>((previous + i * 5) % 100),
