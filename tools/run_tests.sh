@@ -27,6 +27,13 @@ fi
 fuzz_status=0
 tools/run_fuzzers.sh 4 || fuzz_status=1
 
+# The transports, the point-to-point engine, the shared-memory arena and the store
+# under AddressSanitizer with UndefinedBehaviorSanitizer, and under ThreadSanitizer
+# (tools/run_sanitizers.sh says which tests; --full there adds the collectives, the MPI
+# programs and the runtime). Any report fails the test that made it.
+sanitizer_status=0
+tools/run_sanitizers.sh || sanitizer_status=1
+
 bazel test --keep_going //... "$@"
 bazel_status=$?
 
@@ -68,6 +75,7 @@ done
 
 tools/summarize_tests.sh "clang-format check=$format_status" \
   "libFuzzer targets, 4 s each (tools/run_fuzzers.sh)=$fuzz_status" \
+  "transport, p2p, arena and store tests under ASan+UBSan and TSan (tools/run_sanitizers.sh)=$sanitizer_status" \
   "${mpi4py_checks[@]}" \
   "include order (tools/check_layers.sh)=$layers_status" "${cuda_checks[@]}" \
   "install, find_package(weft) and pkg-config (tests/install/run_install_test.sh)=$install_status" \
