@@ -55,7 +55,9 @@ void expect_no_allocations(int rank, int ranks) {
   // The shared-memory variant must run on the arena, or it would prove nothing more than
   // the others.
   const char* transports = std::getenv("WEFT_TRANSPORTS");
-  if (transports != nullptr && std::string(transports) { == "shm") EXPECT_TRUE(arena); }
+  if (transports != nullptr && std::string(transports) == "shm") {
+    EXPECT_TRUE(arena);
+  }
   for (size_t count : {size_t{2}, size_t{256}}) {  // 8 B and 1 KiB of float32
     std::vector<float> input(count), output(count);
     auto in_place = [&] {

@@ -38,48 +38,82 @@ TEST(GroupRanks, RootsAreWorldRanksAndGroupRankNamesTheGroupsOwn) {
     // The non-members call everything too: they take no part.
     std::vector<int32_t> v{rank * 10};
     broadcast(view(v), 1, odd);
-    if (odd.is_member()) EXPECT_EQ(v[0], 10);
+    if (odd.is_member()) {
+      EXPECT_EQ(v[0], 10);
+    }
     v[0] = rank * 10;
     broadcast(view(v), 3, odd);
-    if (odd.is_member()) EXPECT_EQ(v[0], 30);
+    if (odd.is_member()) {
+      EXPECT_EQ(v[0], 30);
+    }
     v[0] = rank * 10;
     broadcast(view(v), GroupRank{1}, odd);  // odd's rank 1: world rank 3
-    if (odd.is_member()) EXPECT_EQ(v[0], 30);
+    if (odd.is_member()) {
+      EXPECT_EQ(v[0], 30);
+    }
     v[0] = rank * 10;
     ibroadcast(view(v), GroupRank{0}, odd).wait();
-    if (odd.is_member()) EXPECT_EQ(v[0], 10);
-    if (!odd.is_member()) EXPECT_EQ(v[0], rank * 10) << "a non-member's tensor changed";
+    if (odd.is_member()) {
+      EXPECT_EQ(v[0], 10);
+    }
+    if (!odd.is_member()) {
+      EXPECT_EQ(v[0], rank * 10) << "a non-member's tensor changed";
+    }
 
     std::vector<int32_t> sum{rank};
     reduce(view(sum), 3, ReduceOp::kSum, odd);
-    if (rank == 3) EXPECT_EQ(sum[0], 4);
-    if (rank == 1) EXPECT_EQ(sum[0], 1) << "a non-root's tensor changed";
+    if (rank == 3) {
+      EXPECT_EQ(sum[0], 4);
+    }
+    if (rank == 1) {
+      EXPECT_EQ(sum[0], 1) << "a non-root's tensor changed";
+    }
     sum[0] = rank;
     ireduce(view(sum), GroupRank{0}, ReduceOp::kSum, odd).wait();
-    if (rank == 1) EXPECT_EQ(sum[0], 4);
+    if (rank == 1) {
+      EXPECT_EQ(sum[0], 4);
+    }
 
     std::vector<int32_t> mine{rank}, gathered(2, -1);
     gather(view(mine), view(gathered), 3, odd);
-    if (rank == 3) EXPECT_EQ(gathered, (std::vector<int32_t>{1, 3}));
-    if (rank == 1) EXPECT_EQ(gathered, (std::vector<int32_t>{-1, -1}));
+    if (rank == 3) {
+      EXPECT_EQ(gathered, (std::vector<int32_t>{1, 3}));
+    }
+    if (rank == 1) {
+      EXPECT_EQ(gathered, (std::vector<int32_t>{-1, -1}));
+    }
     gathered.assign(2, -1);
     igather(view(mine), view(gathered), GroupRank{0}, odd).wait();
-    if (rank == 1) EXPECT_EQ(gathered, (std::vector<int32_t>{1, 3}));
+    if (rank == 1) {
+      EXPECT_EQ(gathered, (std::vector<int32_t>{1, 3}));
+    }
 
     std::vector<int32_t> parts{100 + rank, 200 + rank}, part{-1};
     scatter(view(parts), view(part), 1, odd);
-    if (rank == 1) EXPECT_EQ(part[0], 101);
-    if (rank == 3) EXPECT_EQ(part[0], 201);
+    if (rank == 1) {
+      EXPECT_EQ(part[0], 101);
+    }
+    if (rank == 3) {
+      EXPECT_EQ(part[0], 201);
+    }
     iscatter(view(parts), view(part), GroupRank{1}, odd).wait();
-    if (rank == 1) EXPECT_EQ(part[0], 103);
-    if (rank == 3) EXPECT_EQ(part[0], 203);
+    if (rank == 1) {
+      EXPECT_EQ(part[0], 103);
+    }
+    if (rank == 3) {
+      EXPECT_EQ(part[0], 203);
+    }
 
     const std::vector<uint64_t> counts{1, 1};
     gathered.assign(2, -1);
     gatherv(view(mine), view(gathered), counts, 1, {}, odd);
-    if (rank == 1) EXPECT_EQ(gathered, (std::vector<int32_t>{1, 3}));
+    if (rank == 1) {
+      EXPECT_EQ(gathered, (std::vector<int32_t>{1, 3}));
+    }
     scatterv(view(parts), view(part), counts, GroupRank{0}, {}, odd);
-    if (rank == 3) EXPECT_EQ(part[0], 201);
+    if (rank == 3) {
+      EXPECT_EQ(part[0], 201);
+    }
     barrier();
     destroy_process_group();
   }));
@@ -222,20 +256,30 @@ TEST(GroupRanks, ListFormsOfAllGatherGatherAndScatter) {
     igather(view(mine), GroupRank{0},
             rank == 3 ? std::span<const Tensor>(list) : std::span<const Tensor>(), odd)
         .wait();
-    if (rank == 3) EXPECT_EQ(b, (std::vector<int64_t>{1, 10}));
+    if (rank == 3) {
+      EXPECT_EQ(b, (std::vector<int64_t>{1, 10}));
+    }
 
     a = {100 + rank, 0};
     b = {200 + rank, 0};
     std::vector<int64_t> got(2, -1);
     scatter(view(got), 3, rank == 3 ? std::span<const Tensor>(list) : std::span<const Tensor>(),
             odd);
-    if (rank == 3) EXPECT_EQ(got, (std::vector<int64_t>{103, 0}));
-    if (rank == 1) EXPECT_EQ(got, (std::vector<int64_t>{203, 0}));
+    if (rank == 3) {
+      EXPECT_EQ(got, (std::vector<int64_t>{103, 0}));
+    }
+    if (rank == 1) {
+      EXPECT_EQ(got, (std::vector<int64_t>{203, 0}));
+    }
     iscatter(view(got), GroupRank{1},
              rank == 1 ? std::span<const Tensor>(list) : std::span<const Tensor>(), odd)
         .wait();
-    if (rank == 3) EXPECT_EQ(got, (std::vector<int64_t>{101, 0}));
-    if (rank == 1) EXPECT_EQ(got, (std::vector<int64_t>{201, 0}));
+    if (rank == 3) {
+      EXPECT_EQ(got, (std::vector<int64_t>{101, 0}));
+    }
+    if (rank == 1) {
+      EXPECT_EQ(got, (std::vector<int64_t>{201, 0}));
+    }
 
     // Bad lists are refused before anything is sent, naming the list's index.
     if (odd.is_member()) {
