@@ -375,37 +375,30 @@ TEST(Init, ARankWhoseInitFailsStopsTheOthersWaitingAtTheRendezvous) {
       o));
 }
 
-// Rank 2 arrives after rank 0 has learnt of the abort: rank 0 keeps its store up until
-// every rank has heard, so rank 2 hears too instead of finding no store.
-TEST(Init, ARankWithAnUnknownBackendStopsTheOthers) {
+// One rank asks for an unknown backend; every other rank fails at once with its cause,
+// rank 2 arriving a second late.
+void expect_bad_backend_stops_the_others(int bad_rank) {
   RunOptions o = rank0_hosts_store({{"WEFT_TIMEOUT", "120"}});
   o.timeout = 60s;
   expect_all_succeeded(run_ranks(
       3,
-      [](int rank) {
+      [bad_rank](int rank) {
         if (rank == 2) std::this_thread::sleep_for(1s);
         expect_init_error<weft::InvalidArgument>(
-            [rank] { weft::init_process_group(rank == 1 ? "infiniband" : "auto"); },
-            {rank == 1 ? "init_process_group" : "rank 1 (",
+            [&] { weft::init_process_group(rank == bad_rank ? "infiniband" : "auto"); },
+            {rank == bad_rank ? "init_process_group" : "rank " + std::to_string(bad_rank) + " (",
              "backend 'infiniband' is not supported"});
       },
       o));
 }
 
+// Rank 2 arrives after rank 0 has learnt of the abort: rank 0 keeps its store up until
+// every rank has heard, so rank 2 hears too instead of finding no store.
+TEST(Init, ARankWithAnUnknownBackendStopsTheOthers) { expect_bad_backend_stops_the_others(1); }
+
 // Rank 0 fails before any store exists: it hosts one only to tell the others.
 TEST(Init, ARankZeroWithAnUnknownBackendStopsTheOthers) {
-  RunOptions o = rank0_hosts_store({{"WEFT_TIMEOUT", "120"}});
-  o.timeout = 60s;
-  expect_all_succeeded(run_ranks(
-      3,
-      [](int rank) {
-        if (rank == 2) std::this_thread::sleep_for(1s);
-        expect_init_error<weft::InvalidArgument>(
-            [rank] { weft::init_process_group(rank == 0 ? "infiniband" : "auto"); },
-            {rank == 0 ? "init_process_group" : "rank 0 (",
-             "backend 'infiniband' is not supported"});
-      },
-      o));
+  expect_bad_backend_stops_the_others(0);
 }
 
 TEST(Init, UnreachableStoreNamesTheAddress) {

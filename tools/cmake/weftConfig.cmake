@@ -17,24 +17,22 @@ foreach(_weft_file IN ITEMS include/weft/weft.h include/mpi.h lib/libweft.so lib
   endif()
 endforeach()
 
-if(NOT TARGET weft::weft)
-  add_library(weft::weft SHARED IMPORTED)
-  set_target_properties(weft::weft PROPERTIES
-    IMPORTED_LOCATION "${_weft_prefix}/lib/libweft.so"
-    IMPORTED_SONAME "libweft.so"
+# An imported shared library of the install, with weft's headers and threads.
+function(_weft_import target library soname)
+  if(TARGET ${target})
+    return()
+  endif()
+  add_library(${target} SHARED IMPORTED)
+  set_target_properties(${target} PROPERTIES
+    IMPORTED_LOCATION "${_weft_prefix}/lib/${library}"
+    IMPORTED_SONAME "${soname}"
     INTERFACE_INCLUDE_DIRECTORIES "${_weft_prefix}/include"
-    INTERFACE_COMPILE_FEATURES cxx_std_20
     INTERFACE_LINK_LIBRARIES Threads::Threads)
-endif()
+endfunction()
 
-if(NOT TARGET weft::mpi)
-  add_library(weft::mpi SHARED IMPORTED)
-  set_target_properties(weft::mpi PROPERTIES
-    IMPORTED_LOCATION "${_weft_prefix}/lib/libmpi_abi.so.1"
-    IMPORTED_SONAME "libmpi_abi.so.1"
-    INTERFACE_INCLUDE_DIRECTORIES "${_weft_prefix}/include"
-    INTERFACE_LINK_LIBRARIES Threads::Threads)
-endif()
+_weft_import(weft::weft libweft.so libweft.so)
+set_property(TARGET weft::weft PROPERTY INTERFACE_COMPILE_FEATURES cxx_std_20)
+_weft_import(weft::mpi libmpi_abi.so.1 libmpi_abi.so.1)
 
 set(weft_INCLUDE_DIRS "${_weft_prefix}/include")
 set(weft_LIBRARIES weft::weft)
