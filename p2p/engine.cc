@@ -72,6 +72,12 @@ void Engine::start() {
   progress_thread_ = std::thread([this] { progress_loop(); });
 }
 
+PeerError Engine::peer_error(int world_peer, const std::string& context) const {
+  const base::Failure& failure = peers_[world_peer].failure;
+  return PeerError(failure.peer() >= 0 ? failure.peer() : world_peer,
+                   context.empty() ? failure.why() : context + ": " + failure.why());
+}
+
 std::string Engine::peer_name(int world_rank) const {
   const PeerInfo& info = peers_.at(world_rank).info;
   return "rank " + std::to_string(world_rank) + " (" + info.hostname + ":" +
@@ -215,8 +221,7 @@ void Engine::post_send(const RequestPtr& r) {
   Peer& p = peers_[r->peer_world];
   if (p.link->failed()) p.link->progress();  // reports a failure not yet seen
   if (p.failure) {
-    fail(r,
-         std::make_exception_ptr(PeerError(r->peer_world, r->describe() + ": " + p.failure.why())));
+    fail(r, std::make_exception_ptr(peer_error(r->peer_world, r->describe())));
     return;
   }
   if (!r->synchronous && eager_fits(p, r->bytes)) {
@@ -261,8 +266,7 @@ bool Engine::send_eagerly_now(const p2p::GroupState& group, const Tensor& tensor
   p.link->send(h, tensor.data(), nullptr);
   after_send(p);
   if (p.failure) {
-    throw PeerError(world_peer,
-                    p2p::describe_op(OpKind::kSend, group, dst, tag) + ": " + p.failure.why());
+    throw peer_error(world_peer, p2p::describe_op(OpKind::kSend, group, dst, tag));
   }
   return true;
 }
@@ -290,8 +294,7 @@ void Engine::post_recv(const RequestPtr& r) {
     return;
   }
   if (r->peer_world >= 0 && r->peer_world != rank_ && peers_[r->peer_world].failure) {
-    fail(r, std::make_exception_ptr(PeerError(
-                r->peer_world, r->describe() + ": " + peers_[r->peer_world].failure.why())));
+    fail(r, std::make_exception_ptr(peer_error(r->peer_world, r->describe())));
     return;
   }
   matcher(r->group->comm).add_posted(r);

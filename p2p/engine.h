@@ -149,6 +149,10 @@ class Engine final : public transport::LinkHandler {
   int world_size() const { return static_cast<int>(peers_.size()); }
   // "rank 3 (host:pid)"
   std::string peer_name(int world_rank) const;
+  // The PeerError of an operation `context` that involves failed peer `world_peer`: its
+  // culprit is the failure's, which for a peer that left after another failed is that
+  // other one (the root cause), not the peer that left.
+  PeerError peer_error(int world_peer, const std::string& context) const;
   // What a request is waiting for, for timeout messages.
   std::string pending_state(const p2p::RequestState& request);
 
@@ -177,7 +181,10 @@ class Engine final : public transport::LinkHandler {
     uint64_t eager_credit = 0;  // eager bytes we may still send it
     uint64_t credit_owed = 0;   // eager bytes of its we consumed and not yet reported
     bool left = false;          // it said goodbye
-    base::Failure failure;      // why its link is dead; none while alive
+    // The peer whose failure it had seen when it said goodbye (the first to crash, or
+    // the one whose abort it heard): the root cause of its leaving. -1: none.
+    int left_after = -1;
+    base::Failure failure;  // why its link is dead; none while alive
     bool watching_output = false;
     // crashes_ just after it crashed (failed without saying goodbye); 0 while it has not.
     uint64_t crash_number = 0;
@@ -327,6 +334,9 @@ class Engine final : public transport::LinkHandler {
   bool closed() const { return shut_down_ || aborted_.failed(); }
   // The error of an operation `what` that may not start, when closed().
   std::exception_ptr refusal(const std::string& what) const;
+  // The world rank whose failure this process has seen first (a crash, the abort it
+  // heard, or the cause a leaving peer passed on); -1 when none. With mutex_ held.
+  int root_cause() const;
   // Records the abort and fails every pending request with it. With mutex_ held.
   void abort_locked(base::Failure why);
   int epoll_fd_ = -1;

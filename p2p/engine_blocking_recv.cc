@@ -56,8 +56,7 @@ RecvResult Engine::recv(const GroupPtr& group, const Tensor& tensor, int src, in
       deliver_unexpected(ptr, message);  // a large one, a partial one, one it cannot take
       recycle(message);
     } else if (peer_world >= 0 && peer_world != rank_ && peers_[peer_world].failure) {
-      fail(ptr, std::make_exception_ptr(
-                    PeerError(peer_world, r.describe() + ": " + peers_[peer_world].failure.why())));
+      fail(ptr, std::make_exception_ptr(peer_error(peer_world, r.describe())));
     } else {
       matcher(group->comm).add_posted(ptr);
     }

@@ -23,7 +23,15 @@ void Engine::protocol_error(int world_peer, const std::string& what) {
 void Engine::on_link_failed(int peer, const base::Failure& link_failure) {
   Peer& p = peers_[peer];
   if (p.failure) return;
-  if (p.left) {
+  if (p.left && p.left_after >= 0) {
+    // It left because another rank failed: that rank is the one to blame, so that every
+    // rank names the same culprit whichever failure reached it first.
+    p.failure = base::Failure(ErrorCode::kPeer,
+                              peer_name(peer) + " has left the job after it lost " +
+                                  peer_name(p.left_after) + ", the first rank to fail",
+                              p.left_after);
+    WEFT_LOG(INFO) << p.failure.why();
+  } else if (p.left) {
     p.failure = base::Failure(
         ErrorCode::kPeer, peer_name(peer) + " has left the job (it called destroy_process_group)",
         peer);
@@ -61,7 +69,7 @@ void Engine::on_link_failed(int peer, const base::Failure& link_failure) {
       else
         active_recvs_.erase(r->id);
     }
-    fail(r, std::make_exception_ptr(PeerError(peer, r->describe() + ": " + p.failure.why())));
+    fail(r, std::make_exception_ptr(peer_error(peer, r->describe())));
   }
   // Abandoned large receives from it will get no more payload.
   for (auto it = active_recvs_.begin(); it != active_recvs_.end();) {
@@ -89,7 +97,7 @@ void Engine::throw_if_failed(std::span<const int> world_peers) {
   poll_links();
   if (aborted_) aborted_.raise();
   for (int w : world_peers) {
-    if (w != rank_ && peers_[w].failure) throw PeerError(w, peers_[w].failure.why());
+    if (w != rank_ && peers_[w].failure) throw peer_error(w, "");
   }
 }
 
@@ -157,6 +165,18 @@ void Engine::withdraw_receive(const RequestState& r) {
       in.message->claimed_by.reset();
     }
   }
+}
+
+int Engine::root_cause() const {
+  for (int r = 0; r < world_size(); ++r) {
+    if (peers_[r].crash_number == 1) return r;
+  }
+  if (aborted_ && aborted_.peer() >= 0) return aborted_.peer();
+  // A peer that left after another failed passes that cause on.
+  for (int r = 0; r < world_size(); ++r) {
+    if (peers_[r].failure && peers_[r].left_after >= 0) return peers_[r].left_after;
+  }
+  return -1;
 }
 
 std::exception_ptr Engine::refusal(const std::string& what) const {
@@ -231,11 +251,13 @@ void Engine::shutdown(std::chrono::milliseconds drain) {
                                              what)));
   }
   base::Deadline deadline = base::Deadline::after(drain);
+  FrameHeader goodbye = control_header(FrameKind::kGoodbye);
+  goodbye.src = root_cause();
   for (int r = 0; r < world_size(); ++r) {
     Peer& p = peers_[r];
     if (!p.link || p.link->failed()) continue;
     try {
-      p.link->send(control_header(FrameKind::kGoodbye), nullptr, nullptr);
+      p.link->send(goodbye, nullptr, nullptr);
     } catch (const Error&) {
     }
   }

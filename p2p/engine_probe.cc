@@ -46,7 +46,7 @@ Engine::RequestPtr Engine::receive_claimed(GroupPtr group, const Tensor& tensor,
   } else if (w != rank_ && peers_[w].failure &&
              (!message->payload_complete || h.kind == static_cast<uint8_t>(FrameKind::kRts))) {
     // Its sender failed before the whole message was here: it never will be.
-    fail(r, std::make_exception_ptr(PeerError(w, r->describe() + ": " + peers_[w].failure.why())));
+    fail(r, std::make_exception_ptr(peer_error(w, r->describe())));
   } else {
     deliver_unexpected(r, message);
   }
@@ -64,9 +64,7 @@ std::optional<ProbeResult> Engine::probed(const char* op, const p2p::GroupState&
                        h.src};
   }
   // Then the errors a receive posted now (named source) or pending (any source) gets.
-  auto dead = [&](int w) {
-    return PeerError(w, p2p::describe_probe(op, group, src, tag) + ": " + peers_[w].failure.why());
-  };
+  auto dead = [&](int w) { return peer_error(w, p2p::describe_probe(op, group, src, tag)); };
   if (src >= 0) {
     const int w = group.world_ranks[src];
     if (w != rank_ && peers_[w].failure) throw dead(w);

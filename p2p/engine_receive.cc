@@ -112,8 +112,7 @@ void Engine::deliver_unexpected(const RequestPtr& recv,
 
 void Engine::accept_rts(const RequestPtr& recv, const FrameHeader& rts, int world_peer) {
   if (world_peer != rank_ && peers_[world_peer].failure) {
-    fail(recv, std::make_exception_ptr(PeerError(
-                   world_peer, recv->describe() + ": " + peers_[world_peer].failure.why())));
+    fail(recv, std::make_exception_ptr(peer_error(world_peer, recv->describe())));
     return;
   }
   FrameHeader cts = control_header(FrameKind::kCts);
@@ -283,6 +282,7 @@ void Engine::on_frame(int peer, const FrameHeader& h) {
       return;
     case FrameKind::kGoodbye:
       p.left = true;
+      p.left_after = h.src >= 0 && h.src < world_size() && h.src != peer ? h.src : -1;
       return;
     case FrameKind::kAbort:
       if (!shut_down_ && !aborted_) {

@@ -26,7 +26,8 @@ enum class FrameKind : uint8_t {
   kCancel,     // the sender withdrew an announced large message: recv_id; src says why
                // (a WithdrawReason, or the world rank whose failure made it give up)
   kCredit,     // the receiver consumed msg_bytes of eager data from this sender
-  kGoodbye,    // the sender is leaving the job
+  kGoodbye,    // the sender is leaving the job; src: the world rank whose failure it had
+               // seen (the root cause of its leaving), or -1
   kAbort,      // the sender called weft::abort: every pending operation fails
 };
 

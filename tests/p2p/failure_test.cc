@@ -280,6 +280,39 @@ TEST(Failures, PendingReceiveFromDepartedPeerFails) {
   }));
 }
 
+// Rank 2 crashes; rank 1 sees it and leaves; rank 0, which waits only on rank 1, must
+// blame rank 2 (the root cause, passed on in rank 1's goodbye), not rank 1.
+TEST(Failures, AFailureSeenThroughALeavingPeerNamesTheRootCause) {
+  auto ranks = run_ranks(3, [](int rank) {
+    weft::init_process_group();
+    int32_t x = 0;
+    if (rank == 0) {
+      try {
+        weft::recv(weft::view(std::span(&x, 1)), 1, 0, weft::Group(), 60s);
+        ADD_FAILURE() << "received from a rank that left without sending";
+      } catch (const weft::PeerError& e) {
+        EXPECT_EQ(e.peer(), 2) << e.what();
+        EXPECT_NE(std::string(e.what()).find("has left the job after it lost rank 2"),
+                  std::string::npos)
+            << e.what();
+      }
+    }
+    if (rank == 1) {
+      try {
+        weft::recv(weft::view(std::span(&x, 1)), 2, 0, weft::Group(), 60s);
+        ADD_FAILURE() << "received from a killed rank";
+      } catch (const weft::PeerError& e) {
+        EXPECT_EQ(e.peer(), 2) << e.what();
+      }
+    }
+    if (rank == 2) raise(SIGKILL);
+    weft::destroy_process_group();
+  });
+  EXPECT_EQ(ranks[0].exit_code, 0) << ranks[0].output;
+  EXPECT_EQ(ranks[1].exit_code, 0) << ranks[1].output;
+  EXPECT_EQ(ranks[2].signal, SIGKILL);
+}
+
 TEST(Failures, MessagesSentBeforeLeavingAreStillDelivered) {
   expect_all_succeeded(run_ranks(2, [](int rank) {
     weft::init_process_group();

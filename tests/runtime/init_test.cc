@@ -397,9 +397,7 @@ void expect_bad_backend_stops_the_others(int bad_rank) {
 TEST(Init, ARankWithAnUnknownBackendStopsTheOthers) { expect_bad_backend_stops_the_others(1); }
 
 // Rank 0 fails before any store exists: it hosts one only to tell the others.
-TEST(Init, ARankZeroWithAnUnknownBackendStopsTheOthers) {
-  expect_bad_backend_stops_the_others(0);
-}
+TEST(Init, ARankZeroWithAnUnknownBackendStopsTheOthers) { expect_bad_backend_stops_the_others(0); }
 
 TEST(Init, UnreachableStoreNamesTheAddress) {
   uint16_t port;
