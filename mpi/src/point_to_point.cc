@@ -241,7 +241,7 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* statu
         weft::GroupRank{core_rank(c, source, true, "source")}, core_tag_value, c.group);
     *flag = found ? 1 : 0;
     if (found) {
-      weft::mpi::set_status(status, weft::mpi::comm_source(c, found->source), found->tag,
+      weft::mpi::set_status(status, weft::mpi::comm_source(c, found->group_source), found->tag,
                             found->bytes);
     }
   });

@@ -22,6 +22,8 @@
  *      it complete at once with status.MPI_SOURCE == MPI_PROC_NULL,
  *      status.MPI_TAG == MPI_ANY_TAG and MPI_Get_count == 0, and leave the
  *      receive buffer untouched.
+ *   4. Probing on MPI_COMM_SELF: a message to oneself is reported with
+ *      MPI_SOURCE 0, the rank in that communicator, whatever the world rank.
  *
  * Prints "probe: OK (N ranks)" from rank 0.
  */
@@ -304,6 +306,25 @@ static void proc_null(void) {
 #undef RESET
 }
 
+/* Every rank is rank 0 of MPI_COMM_SELF: statuses give communicator ranks. */
+static void probe_on_self(void) {
+  int out = 40 + rank, in = -1, flag = 0;
+  MPI_Status st;
+  MPI_Request req;
+  CHECK_MPI(MPI_Isend(&out, 1, MPI_INT, 0, 61, MPI_COMM_SELF, &req));
+  CHECK_MPI(MPI_Probe(0, 61, MPI_COMM_SELF, &st));
+  if (st.MPI_SOURCE != 0) fail("MPI_Probe on MPI_COMM_SELF: MPI_SOURCE %d, expected 0", st.MPI_SOURCE);
+  CHECK_MPI(MPI_Iprobe(MPI_ANY_SOURCE, 61, MPI_COMM_SELF, &flag, &st));
+  if (!flag) fail("MPI_Iprobe on MPI_COMM_SELF found no message");
+  if (st.MPI_SOURCE != 0) fail("MPI_Iprobe on MPI_COMM_SELF: MPI_SOURCE %d, expected 0", st.MPI_SOURCE);
+  CHECK_MPI(MPI_Recv(&in, 1, MPI_INT, MPI_ANY_SOURCE, 61, MPI_COMM_SELF, &st));
+  if (st.MPI_SOURCE != 0 || in != out) {
+    fail("MPI_Recv on MPI_COMM_SELF: MPI_SOURCE %d and %d, expected 0 and %d", st.MPI_SOURCE, in,
+         out);
+  }
+  CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+}
+
 int main(int argc, char **argv) {
   CHECK_MPI(MPI_Init(&argc, &argv));
   CHECK_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
@@ -315,6 +336,7 @@ int main(int argc, char **argv) {
   iprobe_polling();
   CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
   proc_null();
+  probe_on_self();
 
   finalize_and_report(size);
   return 0;
