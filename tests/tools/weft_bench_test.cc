@@ -93,14 +93,12 @@ TEST(WeftBench, CollectiveTablesHaveNoWrongResults) {
         EXPECT_EQ((*it)[8], "0") << collective << " " << (*it)[3] << " " << (*it)[4];
         EXPECT_EQ((*it)[9], "0") << collective << " " << (*it)[3] << " " << (*it)[4];
         EXPECT_GT(std::stod((*it)[6]), 0.0);
-        // The spread of single calls is ordered, and the slowest call is no faster than
-        // the mean.
+        // The spread of single calls (a second batch, timed call by call) is ordered.
         const double p50 = std::stod((*it)[10]), p99 = std::stod((*it)[11]),
                      max = std::stod((*it)[12]);
         EXPECT_GT(p50, 0.0);
         EXPECT_LE(p50, p99);
         EXPECT_LE(p99, max);
-        EXPECT_GE(max * 1.001, std::stod((*it)[6]));
       }
       // Three sizes (8 B, 512 B, 32 KiB) per dtype, and per op where the collective
       // reduces: 5 ops on floating dtypes, 8 on integer ones.

@@ -229,21 +229,27 @@ Timing time_calls(const Call& call, const Operands& operands, bool in_place, int
                   int iterations) {
   using Clock = std::chrono::steady_clock;
   for (int i = 0; i < warmup; ++i) call(operands, in_place);
-  // Each call's time, then the mean and allocations: one all_reduce takes every rank's
-  // worst. Sized before counting, so that recording allocates nothing.
-  std::vector<double> times(iterations + 2);
+  // The mean and the allocations from one batch timed as a whole, so that reading the
+  // clock (tens of nanoseconds) does not add to calls of a microsecond or less.
   barrier();
   const uint64_t allocations_before = allocations();
   const Clock::time_point start = Clock::now();
-  Clock::time_point last = start;
+  for (int i = 0; i < iterations; ++i) call(operands, in_place);
+  const double mean =
+      std::chrono::duration<double, std::micro>(Clock::now() - start).count() / iterations;
+  // Then as many calls again, each timed on its own, for the spread; one all_reduce
+  // takes every rank's worst of everything. Sized before, so recording allocates nothing.
+  std::vector<double> times(iterations + 2);
+  times[iterations] = mean;
+  times[iterations + 1] = double(allocations() - allocations_before) / iterations;
+  barrier();
+  Clock::time_point last = Clock::now();
   for (int i = 0; i < iterations; ++i) {
     call(operands, in_place);
     const Clock::time_point now = Clock::now();
     times[i] = std::chrono::duration<double, std::micro>(now - last).count();
     last = now;
   }
-  times[iterations] = std::chrono::duration<double, std::micro>(last - start).count() / iterations;
-  times[iterations + 1] = double(allocations() - allocations_before) / iterations;
   all_reduce(view(times), ReduceOp::kMax);
   Timing timing{times[iterations], times[iterations + 1], 0, 0, 0};
   times.resize(iterations);

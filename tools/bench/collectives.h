@@ -50,7 +50,8 @@ struct CollectiveRow {
   // Heap allocations per call over the timed calls (tools/bench/allocation_counter.h):
   // the larger of out-of-place and in-place, on the rank that made the most.
   double allocs_per_op;
-  // The out-of-place calls one by one, each the slowest rank's time for that call: the
+  // The out-of-place calls one by one (a second batch of -n calls, each timed on its own,
+  // after the batch the mean comes from), each the slowest rank's time for that call: the
   // median, the 99th percentile (nearest rank) and the slowest. A mean hides a few
   // stalled calls; these do not.
   double oop_p50_us = 0, oop_p99_us = 0, oop_max_us = 0;
