@@ -286,8 +286,9 @@ std::string recv_record(int fd, uint32_t max_bytes, Deadline deadline, const std
   uint32_t len = 0;
   recv_all(fd, &len, sizeof len, deadline, what);
   if (len > max_bytes) {
-    throw Error(ErrorCode::kPeer, what + ": record of " + std::to_string(len) +
-                                      " bytes exceeds the limit of " + std::to_string(max_bytes));
+    throw RecordTooLarge(what + ": record of " + std::to_string(len) +
+                             " bytes exceeds the limit of " + std::to_string(max_bytes),
+                         len);
   }
   std::string record(len, '\0');
   recv_all(fd, record.data(), len, deadline, what);

@@ -100,8 +100,21 @@ void close_gently(Fd& fd);
 void send_all(int fd, const void* data, size_t n, Deadline deadline, const std::string& what);
 void recv_all(int fd, void* data, size_t n, Deadline deadline, const std::string& what);
 
+// What recv_record throws for a length over its limit: most often the bytes are not this
+// protocol's at all (another service on the port), which a caller may want to say.
+class RecordTooLarge : public Error {
+ public:
+  RecordTooLarge(const std::string& message, uint32_t bytes)
+      : Error(ErrorCode::kPeer, message), bytes_(bytes) {}
+  uint32_t bytes() const { return bytes_; }
+
+ private:
+  uint32_t bytes_;
+};
+
 // A record: a 32-bit length, then that many bytes. recv_record refuses records longer
-// than max_bytes, so a stray client cannot make the reader allocate at will.
+// than max_bytes (RecordTooLarge), so a stray client cannot make the reader allocate at
+// will.
 void send_record(int fd, const std::string& record, Deadline deadline, const std::string& what);
 std::string recv_record(int fd, uint32_t max_bytes, Deadline deadline, const std::string& what);
 

@@ -141,9 +141,6 @@ class Engine final : public transport::LinkHandler {
   // (which still works). Links stay open, so that peers learn of the abort rather than of
   // a lost connection. Does nothing once the job is aborted or shut down.
   void abort(const std::string& reason);
-  // Why this job was aborted (none while it was not): by this process, or by a peer
-  // (then a kPeer failure naming it).
-  base::Failure aborted();
 
   int world_rank() const { return rank_; }
   int world_size() const { return static_cast<int>(peers_.size()); }
@@ -337,6 +334,8 @@ class Engine final : public transport::LinkHandler {
   // The world rank whose failure this process has seen first (a crash, the abort it
   // heard, or the cause a leaving peer passed on); -1 when none. With mutex_ held.
   int root_cause() const;
+  // Queues `header` (a control frame) on every live link. With mutex_ held.
+  void send_to_every_peer(const transport::FrameHeader& header);
   // Records the abort and fails every pending request with it. With mutex_ held.
   void abort_locked(base::Failure why);
   int epoll_fd_ = -1;

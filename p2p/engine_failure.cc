@@ -194,21 +194,19 @@ void Engine::abort(const std::string& reason) {
                                            ")" + (reason.empty() ? "" : ": " + reason));
   WEFT_LOG(WARN) << why.why() << "; failing every pending operation and telling every peer";
   // The peers first: their pending operations fail while this rank fails its own.
-  for (int r = 0; r < world_size(); ++r) {
-    Peer& p = peers_[r];
-    if (r == rank_ || !p.link || p.failure || p.link->failed()) continue;
-    try {
-      p.link->send(control_header(FrameKind::kAbort), nullptr, nullptr);
-    } catch (const Error&) {
-      // Its link just failed: it learns of that instead.
-    }
-  }
+  send_to_every_peer(control_header(FrameKind::kAbort));
   abort_locked(std::move(why));
 }
 
-base::Failure Engine::aborted() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return aborted_;
+void Engine::send_to_every_peer(const FrameHeader& header) {
+  for (Peer& p : peers_) {
+    if (!p.link || p.link->failed()) continue;
+    try {
+      p.link->send(header, nullptr, nullptr);
+    } catch (const Error&) {
+      // Its link just failed: that peer learns of this process through the failure.
+    }
+  }
 }
 
 void Engine::abort_locked(base::Failure why) {
@@ -253,14 +251,7 @@ void Engine::shutdown(std::chrono::milliseconds drain) {
   base::Deadline deadline = base::Deadline::after(drain);
   FrameHeader goodbye = control_header(FrameKind::kGoodbye);
   goodbye.src = root_cause();
-  for (int r = 0; r < world_size(); ++r) {
-    Peer& p = peers_[r];
-    if (!p.link || p.link->failed()) continue;
-    try {
-      p.link->send(goodbye, nullptr, nullptr);
-    } catch (const Error&) {
-    }
-  }
+  send_to_every_peer(goodbye);
   for (auto& p : peers_) {
     if (p.link && !p.link->failed()) p.link->drain_and_close(deadline.poll_ms());
   }

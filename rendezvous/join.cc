@@ -36,8 +36,8 @@ uint64_t draw_job_id() {
   const base::Deadline soon = deadline.min(base::Deadline::after(std::chrono::seconds(5)));
   std::string reason = store.get(kAbortKey, soon);
   store.add(kAbortHeardKey, 1, soon);
-  throw InvalidArgument("init_process_group (rank " + std::to_string(rank) +
-                        "): the rendezvous was aborted: " + reason);
+  throw JoinAborted("init_process_group (rank " + std::to_string(rank) +
+                    "): the rendezvous was aborted: " + reason);
 }
 
 }  // namespace

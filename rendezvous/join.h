@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "rendezvous/store.h"
+#include "weft/error.h"
 
 namespace weft::rendezvous {
 
@@ -42,7 +43,14 @@ int assign_rank(Store& store, int world_size, const std::string& self, base::Dea
 // effort: errors reaching the store are ignored.
 void abort_join(Store& store, const std::string& reason, base::Deadline deadline);
 
-// Throws the InvalidArgument every waiting rank gets once some process has aborted the
+// What a rank gets when another process aborted the join: an InvalidArgument carrying
+// that process's reason. It is second-hand, so whoever catches it must not post it again.
+class JoinAborted : public InvalidArgument {
+ public:
+  using InvalidArgument::InvalidArgument;
+};
+
+// Throws the JoinAborted every waiting rank gets once some process has aborted the
 // join; for steps after join_world that wait on peers (connecting to them).
 void throw_if_aborted(Store& store, int rank, base::Deadline deadline);
 

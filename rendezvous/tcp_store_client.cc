@@ -44,25 +44,6 @@ std::optional<std::string> refusal_left_on(int fd) {
   return parse_refusal(std::string_view(buf, static_cast<size_t>(n)));
 }
 
-// A reply whose length no store sends: the bytes are not a weft store's.
-class NotAStoreReply : public Error {
- public:
-  explicit NotAStoreReply(const std::string& message) : Error(ErrorCode::kPeer, message) {}
-};
-
-// One length-prefixed reply record, as base::recv_record reads it, but telling an
-// impossible length apart from a lost connection.
-std::string receive_reply(int fd, base::Deadline deadline, const std::string& what) {
-  uint32_t length = 0;
-  base::recv_all(fd, &length, sizeof length, deadline, what);
-  if (length == 0 || length > kMaxStoreRecord) {
-    throw NotAStoreReply("a reply of " + std::to_string(length) + " bytes");
-  }
-  std::string record(length, '\0');
-  base::recv_all(fd, record.data(), length, deadline, what);
-  return record;
-}
-
 const std::string kGreetingKey = "weft/greeting";  // checked, never set
 
 std::string join_keys(const std::vector<std::string>& keys) {
@@ -156,10 +137,11 @@ std::string TcpStoreClient::call(const std::string& req, base::Deadline deadline
   std::string reply;
   try {
     base::send_record(fd_.get(), req, reply_deadline, what);
-    reply = receive_reply(fd_.get(), reply_deadline, what);
-  } catch (const NotAStoreReply& e) {
+    reply = base::recv_record(fd_.get(), kMaxStoreRecord, reply_deadline, what);
+  } catch (const base::RecordTooLarge& e) {
+    // A length no store sends: the bytes are not a weft store's.
     fd_.reset();
-    throw_not_a_store(std::string("it sent ") + e.what());
+    throw_not_a_store("it sent a reply of " + std::to_string(e.bytes()) + " bytes");
   } catch (const Error& e) {
     std::optional<std::string> refusal = refusal_left_on(fd_.get());
     fd_.reset();  // the stream may be out of step now

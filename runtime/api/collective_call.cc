@@ -314,7 +314,9 @@ Request run_async(CollectiveCall call) {
 }
 
 bool takes_no_part(const Group& group, const char* op) {
-  return resolve_group(group, op)->rank() < 0;
+  // Every process is in the world group: its calls (most of them) skip the look-up here,
+  // which the call's own checks make anyway.
+  return Handles::record(group) != nullptr && resolve_group(group, op)->rank() < 0;
 }
 
 Request completed_request(const char* op) {

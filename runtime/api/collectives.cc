@@ -355,12 +355,13 @@ Staging stage(const Checker& check, const Tensor& like) {
   return s;
 }
 
-// The call's finish step: copies the staging buffer's slices into `list`.
-std::function<void()> copy_out(std::span<const Tensor> list, std::shared_ptr<std::byte[]> bytes,
+// The call's finish step: copies the staging buffer's slices into `list`. The call owns
+// the buffer (CollectiveCall::staging) and runs this step before it lets the buffer go.
+std::function<void()> copy_out(std::span<const Tensor> list, const std::byte* bytes,
                                uint64_t slice) {
-  return [list = std::vector<Tensor>(list.begin(), list.end()), bytes = std::move(bytes), slice] {
+  return [list = std::vector<Tensor>(list.begin(), list.end()), bytes, slice] {
     for (size_t i = 0; i < list.size(); ++i) {
-      if (slice > 0) std::memcpy(list[i].data(), bytes.get() + i * slice, slice);
+      if (slice > 0) std::memcpy(list[i].data(), bytes + i * slice, slice);
     }
   };
 }
@@ -372,7 +373,7 @@ CollectiveCall make_all_gather_list(std::span<const Tensor> tensor_list, const T
   check_list(check, tensor_list, "tensor_list", tensor, "tensor");
   Staging staging = stage(check, tensor);
   CollectiveCall call = make_all_gather(tensor, staging.whole, group);
-  call.finish = copy_out(tensor_list, staging.bytes, tensor.bytes());
+  call.finish = copy_out(tensor_list, staging.bytes.get(), tensor.bytes());
   call.staging = std::move(staging.bytes);
   return call;
 }
@@ -389,7 +390,7 @@ CollectiveCall make_gather_list(const Tensor& tensor, RankArgument dst,
   check_list(check, gather_list, "gather_list", tensor, "tensor");
   Staging staging = stage(check, tensor);
   CollectiveCall call = make_gather("gather", tensor, staging.whole, {}, {}, false, at_root, group);
-  call.finish = copy_out(gather_list, staging.bytes, tensor.bytes());
+  call.finish = copy_out(gather_list, staging.bytes.get(), tensor.bytes());
   call.staging = std::move(staging.bytes);
   return call;
 }

@@ -139,6 +139,12 @@ std::unique_ptr<rendezvous::TcpStoreServer> host_store(const rendezvous::InitSpe
   return nullptr;  // not reached: the last candidate returns or throws
 }
 
+// Where a rank reaches the TCP store: MASTER_ADDR, or on rank 0 without it, its own
+// store over loopback.
+std::string store_client_host(const rendezvous::InitSpec& spec) {
+  return spec.store_host.empty() ? "127.0.0.1" : spec.store_host;
+}
+
 // Opens the store: the rendezvous file, or the TCP store that rank 0 hosts unless the
 // launcher does. Returns the local address a rank advertises by default: the one that
 // routes to the store, or loopback (meaning "all of this host's addresses") for a file.
@@ -155,9 +161,8 @@ base::SocketAddress open_store(runtime::Context& c, rendezvous::InitSpec& spec,
     } else if (spec.rank == 0 && !spec.launcher_hosts_store) {
       c.job->store_server = host_store(spec);
     }
-    // Rank 0 without MASTER_ADDR reaches its own store over loopback.
-    const std::string host = spec.store_host.empty() ? "127.0.0.1" : spec.store_host;
-    auto client = std::make_unique<rendezvous::TcpStoreClient>(host, spec.store_port, deadline);
+    auto client = std::make_unique<rendezvous::TcpStoreClient>(store_client_host(spec),
+                                                               spec.store_port, deadline);
     route = client->local_address();
     c.job->store_connection = std::move(client);
   }
@@ -194,8 +199,7 @@ base::SocketAddress open_store(runtime::Context& c, rendezvous::InitSpec& spec,
                      << "have heard (at most " << kAbortLinger.count() << " s)";
       std::unique_ptr<rendezvous::TcpStoreServer> server = host_store(spec);
       base::Deadline d = base::Deadline::after(kAbortLinger);
-      rendezvous::TcpStoreClient client(spec.store_host.empty() ? "127.0.0.1" : spec.store_host,
-                                        spec.store_port, d);
+      rendezvous::TcpStoreClient client(store_client_host(spec), spec.store_port, d);
       rendezvous::PrefixStore store(store_namespace(group_name), client);
       rendezvous::abort_join(store, reason, d);
       rendezvous::await_abort_heard(store, spec.world_size, d);
@@ -217,7 +221,7 @@ template <typename Step>
 void or_abort_join(runtime::Context& c, Step step) {
   try {
     step();
-  } catch (const InvalidArgument&) {
+  } catch (const rendezvous::JoinAborted&) {
     throw;  // the job was aborted elsewhere, and that process said why
   } catch (const Error& e) {
     rendezvous::abort_join(*c.job->store, who(c.rank) + ": " + e.what(),
@@ -255,13 +259,9 @@ void connect_peers(runtime::Context& c, const std::vector<runtime::PeerRecord>& 
     shm.exchange(*c.job->store, deadline);
     for (int peer = 0; peer < c.world_size; ++peer) {
       if (peer != c.rank && !transports.tcp && !shm.reaches(peer)) {
-        InvalidArgument error("init_process_group (rank " + std::to_string(c.rank) +
+        throw InvalidArgument("init_process_group (rank " + std::to_string(c.rank) +
                               "): " + transports.setting + ", but " + c.engine->peer_name(peer) +
                               " does not share memory with this process");
-        // First-hand, unlike the InvalidArgument of an abort seen: tell the others.
-        rendezvous::abort_join(*c.job->store, who(c.rank) + ": " + error.what(),
-                               base::Deadline::after(std::chrono::seconds(2)));
-        throw error;
       }
     }
   });
