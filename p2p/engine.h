@@ -17,6 +17,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -152,6 +153,17 @@ class Engine final : public transport::LinkHandler {
   PeerError peer_error(int world_peer, const std::string& context) const;
   // What a request is waiting for, for timeout messages.
   std::string pending_state(const p2p::RequestState& request);
+
+  // A blocking wait of this process timed out waiting for `world_peer` (the peer of a
+  // point-to-point wait, the member a shared-memory collective waited on). The first
+  // such peer goes to the silence observer, once, without mutex_ held: a rank that
+  // times out is usually about to fail, and the launcher needs to know whom it waited
+  // for to name the rank that stopped responding (runtime/init posts it to the store).
+  void note_timed_out_waiting_for(int world_peer);
+  // Set once, before the engine is shared between threads.
+  void set_silence_observer(std::function<void(int world_peer)> observer) {
+    silence_observer_ = std::move(observer);
+  }
 
   // LinkHandler: called from link progress with mutex_ held.
   void on_frame(int peer, const transport::FrameHeader& header) override;
@@ -310,6 +322,9 @@ class Engine final : public transport::LinkHandler {
   unsigned iprobe_polls_ = 0;  // iprobe's poll count, so that a loop of them epolls too
   unsigned test_polls_ = 0;    // the same for test()
   std::vector<std::shared_ptr<UnexpectedMessage>> spare_messages_;  // see new_message()
+
+  std::function<void(int)> silence_observer_;
+  std::atomic<bool> silence_reported_{false};
 
   std::mutex mutex_;
   std::condition_variable progress_cv_;

@@ -27,7 +27,7 @@ struct alignas(ArenaLayout::kControlBytes) SharedArena::Control {
   std::atomic<uint32_t> consumed;             // the last round this member finished reading
   std::atomic<uint32_t> failed;               // an ArenaFailure: this member gave up
   std::atomic<uint32_t> sleepers;             // members sleeping on one of its counters
-  int32_t culprit;                            // kPeer: the world rank whose failure it saw
+  int32_t culprit;  // kPeer: the world rank whose failure it saw; kTimeout: the one it waited for
   StageLine stage[2];
 };
 static_assert(std::atomic<uint32_t>::is_always_lock_free);
@@ -157,7 +157,9 @@ void SharedArena::mark_failed(const std::exception& e) {
                       : failure.code() == ErrorCode::kTimeout ? ArenaFailure::kTimeout
                       : failure.code() == ErrorCode::kPeer    ? ArenaFailure::kPeer
                                                               : ArenaFailure::kOther;
-  const int culprit = failure.peer();
+  const int culprit = kind == ArenaFailure::kTimeout
+                          ? timed_out_waiting_for_.load(std::memory_order_relaxed)
+                          : failure.peer();
   {
     std::lock_guard<std::mutex> lock(failure_mutex_);
     if (broken_.load(std::memory_order_relaxed)) return;
@@ -293,6 +295,12 @@ void SharedArena::check_flags(Call& call, std::chrono::steady_clock::time_point 
       case ArenaFailure::kDesync:
         throw DesyncError(who + ": it found that the ranks disagree about this collective");
       case ArenaFailure::kTimeout:
+        if (theirs.culprit >= 0 && theirs.culprit < call.engine->world_size()) {
+          // This member was waiting on the same round: it waited for that rank too.
+          call.engine->note_timed_out_waiting_for(theirs.culprit);
+          throw TimeoutError(who + ": it timed out waiting for " +
+                             call.engine->peer_name(theirs.culprit));
+        }
         throw TimeoutError(who + ": it timed out waiting for another rank");
       case ArenaFailure::kPeer:
         if (theirs.culprit < 0 || theirs.culprit >= call.engine->world_size()) break;
@@ -312,8 +320,11 @@ void SharedArena::check_flags(Call& call, std::chrono::steady_clock::time_point 
         missing += (missing.empty() ? "" : ", ") + call.engine->peer_name(world_ranks_[m]);
       }
     }
-    throw TimeoutError("waited in vain for " + call.engine->peer_name(world_ranks_[waiting_for]) +
-                       " to " + what + " (shared-memory round " + std::to_string(round) + ")" +
+    const int silent = world_ranks_[waiting_for];
+    timed_out_waiting_for_.store(silent, std::memory_order_relaxed);
+    call.engine->note_timed_out_waiting_for(silent);
+    throw TimeoutError("waited in vain for " + call.engine->peer_name(silent) + " to " + what +
+                       " (shared-memory round " + std::to_string(round) + ")" +
                        (missing.empty() ? "" : "; not yet arrived: " + missing));
   }
 }

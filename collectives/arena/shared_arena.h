@@ -182,6 +182,9 @@ class SharedArena {
   std::mutex turn_mutex_;
   std::condition_variable turn_cv_;
 
+  // The world rank this member's last timeout waited for, passed on to the others
+  // with the failure so that they name it too; -1: none.
+  std::atomic<int> timed_out_waiting_for_{-1};
   std::atomic<bool> broken_{false};  // read on every call; the reason under the mutex
   mutable std::mutex failure_mutex_;
   std::string broken_reason_;

@@ -14,6 +14,7 @@
 #include "rendezvous/file_store.h"
 #include "rendezvous/init_method.h"
 #include "rendezvous/join.h"
+#include "rendezvous/launcher_reports.h"
 #include "rendezvous/multicast_discovery.h"
 #include "rendezvous/pmi_bootstrap.h"
 #include "rendezvous/tcp_store_client.h"
@@ -381,6 +382,15 @@ void init_process_group(const std::string& backend, const std::string& init_meth
     for (const auto& r : records) peers.push_back({r.host.hostname, r.pid});
     p2p::EngineOptions options = engine_options(records, spec.rank);
     c->engine = std::make_unique<p2p::Engine>(spec.rank, peers, options);
+    if (spec.launcher_hosts_store && c->job->store_connection) {
+      // The launcher names the rank that stopped responding from these
+      // (rendezvous/launcher_reports.h). The store outlives the engine.
+      c->engine->set_silence_observer(
+          [store = c->job->store_connection.get(), rank = spec.rank](int world_peer) {
+            store->set(rendezvous::timed_out_waiting_key(rank), std::to_string(world_peer),
+                       base::Deadline::after(std::chrono::seconds(2)));
+          });
+    }
     c->job_id = job_id;
     c->shares_memory.assign(spec.world_size, false);
     c->arena_options = {options.spin, options.oversubscribed};

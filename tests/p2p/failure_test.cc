@@ -109,6 +109,26 @@ TEST(Failures, ReceiveWithNoSenderTimesOutAndLeavesNoTrace) {
   }));
 }
 
+TEST(Failures, ATimedOutReceiveNamesTheRankItWaitedFor) {
+  expect_all_succeeded(run_ranks(2, [](int rank) {
+    weft::init_process_group();
+    if (rank == 0) {
+      int32_t value = 0;
+      try {
+        weft::recv(weft::view(std::span(&value, 1)), 1, 5, weft::Group(), 200ms);
+        ADD_FAILURE() << "received a message nobody sent";
+      } catch (const weft::TimeoutError& e) {
+        EXPECT_NE(std::string(e.what()).find("; waiting for rank 1 ("), std::string::npos)
+            << e.what();
+      }
+      signal_peer(1, 1);
+    } else {
+      wait_for_peer(0, 1);
+    }
+    weft::destroy_process_group();
+  }));
+}
+
 TEST(Failures, LargeSendWithNoReceiverTimesOutAndIsWithdrawn) {
   expect_all_succeeded(run_ranks(2, [](int rank) {
     weft::init_process_group();

@@ -138,6 +138,37 @@ TEST(WeftrunIntegration, ShowsThePeersOwnErrorsAfterARankDies) {
   EXPECT_LT(r.elapsed, seconds(10)) << "every rank exited by itself; weftrun must not wait";
 }
 
+// Rank 2 stops itself (SIGSTOP) mid-job; the others time out after 3 s waiting for it
+// and exit. weftrun must blame rank 2, not the first rank that timed out, and kill the
+// stopped rank (SIGKILL reaches a stopped process).
+void expect_stopped_rank_blamed(const std::vector<std::string>& environment) {
+  WeftrunResult r =
+      run_weftrun({"-n", "4", "--grace", "1", kRingPass, "stop", "2"}, environment, seconds(50));
+  EXPECT_FALSE(r.hung) << describe(r);
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_TRUE(std::regex_search(r.err, std::regex(R"(weftrun: rank [013] \(pid \d+\) exited )"
+                                                  R"(with status 1 first; )")))
+      << describe(r);
+  EXPECT_TRUE(std::regex_search(
+      r.err, std::regex(R"(weftrun: the job failed; its root cause: rank 2 \([^:)]+:\d+\) )"
+                        R"(stopped responding: ranks? [0-9, and]+ timed out waiting for it\n)")))
+      << describe(r);
+  // The ranks' own errors say whom they waited for.
+  EXPECT_TRUE(std::regex_search(r.err, std::regex(R"(\[[013]\] ring_pass: [^\n]*rank 2 \()")))
+      << describe(r);
+}
+
+TEST(WeftrunIntegration, NamesARankThatStoppedRespondingAsTheRootCause) {
+  // Collectives of one host run in the shared-memory arena.
+  expect_stopped_rank_blamed({});
+}
+
+TEST(WeftrunIntegration, NamesARankThatStoppedRespondingOverTcp) {
+  // Collectives over the engine: a rank may time out waiting for a rank that itself
+  // timed out waiting for rank 2.
+  expect_stopped_rank_blamed({"WEFT_TRANSPORTS=tcp"});
+}
+
 TEST(WeftrunIntegration, NoPrefixPassesLinesUnchanged) {
   WeftrunResult r = run_weftrun({"--no-prefix", "-n", "2", kPrintRankEnv});
   ASSERT_EQ(r.exit_code, 0) << describe(r);

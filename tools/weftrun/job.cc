@@ -19,6 +19,7 @@
 #include "base/socket.h"
 #include "tools/weftrun/exit_report.h"
 #include "tools/weftrun/output_relay.h"
+#include "tools/weftrun/silent_rank.h"
 #include "transport/shm/segment.h"
 #include "weft/error.h"
 
@@ -109,6 +110,7 @@ class Job {
   void read_stream(int index, int which);
   void close_stream(int index, int which);
   bool is_root_cause_of_first_failure(const Rank& rank, Clock::time_point now) const;
+  void report_silent_rank();
   void handle_deadlines(Clock::time_point now);
   void begin_grace(Clock::time_point now);
   void terminate_running(Clock::time_point now);
@@ -470,11 +472,41 @@ int Job::finish() {
         text.insert(std::string("weftrun: ").size(), "node " + std::to_string(role_.node) + ": ");
       }
       report(text);
+      report_silent_rank();
       status = exit_code_of(first.wait_status);
       break;
     }
   }
   return role_.coordinator == nullptr ? status : finish_with_other_nodes(status);
+}
+
+// A rank that failed by itself (crashed, exited non-zero) is named by the first-failure
+// line; a rank that stopped responding fails nobody by itself, and is found from the
+// ranks that timed out waiting for it.
+void Job::report_silent_rank() {
+  if (!role_.waited_for) return;
+  std::vector<RankOutcome> outcomes(ranks_.size());
+  for (size_t r = 0; r < ranks_.size(); ++r) {
+    outcomes[r].stopped_by_weftrun = ranks_[r].stopped_by_weftrun;
+    // A rank that never started posted nothing.
+    if (ranks_[r].pid < 0) continue;
+    try {
+      outcomes[r].waited_for = role_.waited_for(units_[r].index);
+    } catch (const Error& e) {
+      WEFT_LOG(INFO) << "weftrun: cannot read what rank " << units_[r].index
+                     << " timed out waiting for: " << e.what();
+      return;
+    }
+  }
+  std::optional<SilentRank> silent = find_silent_rank(outcomes, first_failure_);
+  if (!silent) return;
+  const Rank& rank = ranks_[static_cast<size_t>(silent->rank)];
+  std::vector<int> waiters;
+  for (int w : silent->waiters) waiters.push_back(units_[static_cast<size_t>(w)].index);
+  report("weftrun: the job failed; its root cause: " + role_.unit + " " +
+         std::to_string(units_[static_cast<size_t>(silent->rank)].index) + " (" +
+         base::local_host_identity().hostname + ":" + std::to_string(rank.pid) +
+         ") stopped responding: " + describe_ranks(waiters) + " timed out waiting for it");
 }
 
 // This node's end in a job on several hosts: node 0 keeps the store up until the other

@@ -17,8 +17,15 @@
 //    status is that of the job's root cause (node_coordinator.h)
 //  - the program cannot be executed: status 127
 // With none of them, every unit exited 0 and so does weftrun.
+//
+// After a rank failure, weftrun also names a rank that stopped responding when the
+// failed ranks had timed out waiting for it (tools/weftrun/silent_rank.h): "the job
+// failed; its root cause: rank 2 (host:pid) stopped responding: ranks 0, 1 and 3 timed
+// out waiting for it". The exit status stays the first failure's.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +52,9 @@ struct JobRole {
   // Set in a job on several hosts: how this node learns of the others' failures.
   NodeCoordinator* coordinator = nullptr;
   std::string store;  // "A:Q", where node 0's store is
+  // The rank that rank `index` reported timing out waiting for, if it did
+  // (rendezvous/launcher_reports.h); unset where the reports cannot be read.
+  std::function<std::optional<int>(int index)> waited_for;
 };
 
 int run_units(const Options& options, JobSignals& signals, std::vector<LaunchUnit> units,

@@ -14,6 +14,7 @@
 #include "base/log.h"
 #include "base/random_id.h"
 #include "base/socket.h"
+#include "rendezvous/launcher_reports.h"
 #include "rendezvous/tcp_store_client.h"
 #include "rendezvous/tcp_store_server.h"
 #include "tools/weftrun/cpu_binding.h"
@@ -218,6 +219,20 @@ int run_job(const Options& options) {
   }
   if (store) {
     WEFT_LOG(INFO) << "weftrun: rendezvous store at " << store->address();
+  }
+  // A job on one host: its reports are read from the store this weftrun hosts, once
+  // the ranks have ended. (Across hosts, whether the rank waited for ended by itself is
+  // known only to its own node's weftrun.)
+  std::unique_ptr<rendezvous::Store> reports;
+  if (!several_nodes) {
+    role.waited_for = [&reports, store_port](int index) -> std::optional<int> {
+      base::Deadline soon = base::Deadline::after(std::chrono::seconds(5));
+      if (!reports)
+        reports = std::make_unique<rendezvous::TcpStoreClient>(kStoreHost, store_port, soon);
+      std::string key = rendezvous::timed_out_waiting_key(index);
+      if (!reports->check({key}, soon)) return std::nullopt;
+      return rendezvous::parse_waited_for(reports->get(key, soon));
+    };
   }
   std::vector<LaunchUnit> units =
       rank_units(options, layout, node, store_host, store_port, signals);
