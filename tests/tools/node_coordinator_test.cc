@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "base/socket.h"
+#include "rendezvous/launcher_reports.h"
 #include "rendezvous/tcp_store_client.h"
 #include "rendezvous/tcp_store_server.h"
 
@@ -42,8 +43,10 @@ class NodeCoordinatorTest : public ::testing::Test {
 
 TEST_F(NodeCoordinatorTest, FailureRecordsSurviveTheirEncoding) {
   NodeFailure f = failure(3, "rank 7 (pid 12) exited with status 2\nand more", 2, true);
+  f.rank = 7;
   NodeFailure back = NodeFailure::decode(f.encode());
   EXPECT_EQ(back.node, 3);
+  EXPECT_EQ(back.rank, 7);
   EXPECT_EQ(back.host, "host-3");
   EXPECT_EQ(back.description, f.description);
   EXPECT_EQ(back.exit_code, 2);
@@ -93,6 +96,33 @@ TEST_F(NodeCoordinatorTest, NodeZeroWaitsForTheOthersToFinish) {
   EXPECT_TRUE(a->wait_for_nodes(5s).empty());
   EXPECT_GE(std::chrono::steady_clock::now() - start, 250ms);
   late.join();
+}
+
+TEST_F(NodeCoordinatorTest, EveryNodeReadsEveryRanksEndAndTimeoutReport) {
+  auto a = node(0, 2), b = node(1, 2);
+  a->join();
+  b->join();
+  // Rank 0 (node 0) timed out waiting for rank 3 (node 1), which weftrun had to stop.
+  rendezvous::TcpStoreClient rank0("127.0.0.1", server_.port(), base::Deadline::after(5s));
+  rank0.set(rendezvous::timed_out_waiting_key(0), "3", base::Deadline::after(5s));
+  a->post_rank_end(0, false, "host-0:10");
+  a->post_rank_end(1, true, "host-0:11");
+  std::thread later([&] {
+    std::this_thread::sleep_for(100ms);
+    b->post_rank_end(2, false, "host-1:12");
+    b->post_rank_end(3, true, "host-1:13");
+  });
+  std::optional<std::vector<RankEnd>> ends = a->rank_ends(4, base::Deadline::after(5s));
+  later.join();
+  ASSERT_TRUE(ends);
+  ASSERT_EQ(ends->size(), 4u);
+  EXPECT_EQ((*ends)[0].waited_for, 3);
+  EXPECT_FALSE((*ends)[0].stopped_by_weftrun);
+  EXPECT_EQ((*ends)[3].where, "host-1:13");
+  EXPECT_TRUE((*ends)[3].stopped_by_weftrun);
+  EXPECT_FALSE((*ends)[3].waited_for);
+  // A rank whose node never posts: nothing, at the deadline.
+  EXPECT_FALSE(a->rank_ends(5, base::Deadline::after(200ms)));
 }
 
 TEST_F(NodeCoordinatorTest, ANodeThatNeverJoinsIsGivenUpOn) {

@@ -60,6 +60,8 @@ TEST(SilentRank, DescribesRanks) {
   EXPECT_EQ(describe_ranks({2}), "rank 2");
   EXPECT_EQ(describe_ranks({0, 3}), "ranks 0 and 3");
   EXPECT_EQ(describe_ranks({0, 1, 3}), "ranks 0, 1 and 3");
+  EXPECT_EQ(describe_silent_rank({2, {0, 1, 3}}, "node-b:77"),
+            "rank 2 (node-b:77) stopped responding: ranks 0, 1 and 3 timed out waiting for it");
 }
 
 }  // namespace

@@ -117,6 +117,23 @@ TEST_F(WeftrunMultiNode, AFailureOnOneNodeStopsTheOtherWithTheSameRootCause) {
   EXPECT_LT(r1.elapsed, seconds(20)) << "node 1's ranks must not sleep out their 30 s";
 }
 
+TEST_F(WeftrunMultiNode, ARankThatStoppedRespondingIsTheRootCauseOnEveryNode) {
+  // Rank 2 (node 1) stops itself (SIGSTOP) mid-job; the others time out waiting for it
+  // after 3 s, the first of them on either node.
+  std::vector<std::string> program = {kRingPass, "stop", "2"};
+  auto node0 = start_node(0, 29820, 2, program, {"--grace", "1"});
+  auto node1 = start_node(1, 29820, 2, program, {"--grace", "1"});
+  WeftrunResult r0 = node0->finish(seconds(60));
+  WeftrunResult r1 = node1->finish(seconds(60));
+  std::regex cause(R"(weftrun: the job failed; its root cause: rank 2 \([^:)]+:\d+\) stopped )"
+                   R"(responding: ranks? [0-9, and]+ timed out waiting for it \(first failure: )"
+                   R"(node [01] \([^)]+\): rank [013] \(pid \d+\) exited with status 1\)\n)");
+  EXPECT_TRUE(std::regex_search(r0.err, cause)) << describe(r0);
+  EXPECT_TRUE(std::regex_search(r1.err, cause)) << describe(r1);
+  EXPECT_EQ(r0.exit_code, 1) << describe(r0);
+  EXPECT_EQ(r1.exit_code, 1) << describe(r1);
+}
+
 TEST_F(WeftrunMultiNode, AKilledRankIsTheRootCauseEvenWhenAPeerFailedFirst) {
   // Rank 0 (node 0) exits 1, then rank 3 (node 1) is killed 50 ms later: a peer that
   // reported a lost connection before the killed rank's death reached its weftrun.

@@ -98,7 +98,8 @@ class Job {
   bool start_ranks();
   void start_unit(LaunchUnit& unit);
   void poll_other_nodes(Clock::time_point now);
-  void post_failure(const std::string& description, int exit_code, bool killed);
+  void post_failure(const std::string& description, int exit_code, bool killed, int rank = -1);
+  std::optional<std::vector<RankEnd>> share_rank_ends();
   void post_rank_failure(int index);
   int finish_with_other_nodes(int local_status);
   void supervise();
@@ -503,10 +504,34 @@ void Job::report_silent_rank() {
   const Rank& rank = ranks_[static_cast<size_t>(silent->rank)];
   std::vector<int> waiters;
   for (int w : silent->waiters) waiters.push_back(units_[static_cast<size_t>(w)].index);
-  report("weftrun: the job failed; its root cause: " + role_.unit + " " +
-         std::to_string(units_[static_cast<size_t>(silent->rank)].index) + " (" +
-         base::local_host_identity().hostname + ":" + std::to_string(rank.pid) +
-         ") stopped responding: " + describe_ranks(waiters) + " timed out waiting for it");
+  silent->rank = units_[static_cast<size_t>(silent->rank)].index;
+  silent->waiters = waiters;
+  report("weftrun: the job failed; its root cause: " +
+         describe_silent_rank(
+             *silent, base::local_host_identity().hostname + ":" + std::to_string(rank.pid)));
+}
+
+// In a job on several hosts, when a rank's failure may be a timeout: every node posts
+// how its ranks ended, and reads every node's, before any node marks itself done (node
+// 0's store stays up until then). Every node then decides from the same facts.
+std::optional<std::vector<RankEnd>> Job::share_rank_ends() {
+  if (store_lost_) return std::nullopt;
+  NodeCoordinator& nodes = *role_.coordinator;
+  nodes.poll();
+  bool may_be_silence = false;
+  for (const auto& failure : nodes.failures()) {
+    may_be_silence = may_be_silence || (failure.rank >= 0 && !failure.killed);
+  }
+  if (!may_be_silence || role_.unit != "rank") return std::nullopt;
+  const std::string host = base::local_host_identity().hostname;
+  for (size_t r = 0; r < ranks_.size(); ++r) {
+    nodes.post_rank_end(units_[r].index, ranks_[r].stopped_by_weftrun,
+                        host + ":" + std::to_string(ranks_[r].pid));
+  }
+  // The other nodes stop their ranks within the grace period and the kill delay of
+  // hearing of the failure; a node that takes much longer is lost.
+  return nodes.rank_ends(role_.world_size,
+                         base::Deadline::after(options_.grace + kKillDelay + kLateJoin));
 }
 
 // This node's end in a job on several hosts: node 0 keeps the store up until the other
@@ -514,7 +539,15 @@ void Job::report_silent_rank() {
 int Job::finish_with_other_nodes(int local_status) {
   NodeCoordinator& nodes = *role_.coordinator;
   std::vector<std::string> lost;
+  std::optional<std::vector<RankEnd>> ends;
   try {
+    try {
+      ends = share_rank_ends();
+    } catch (const Error& e) {
+      // Only the naming of a silent rank is lost; this node must still mark itself done.
+      WEFT_LOG(INFO) << "weftrun: node " << role_.node
+                     << ": cannot share how the ranks ended: " << e.what();
+    }
     nodes.finish();
     if (role_.node == 0) lost = nodes.wait_for_nodes(kLateJoin);
     nodes.poll();
@@ -524,7 +557,19 @@ int Job::finish_with_other_nodes(int local_status) {
   for (const auto& line : lost) report("weftrun: " + line);
   if (!nodes.failures().empty()) {
     const NodeFailure& cause = root_cause(nodes.failures());
-    report("weftrun: the job failed; its root cause: " + describe_node_failure(cause));
+    std::optional<SilentRank> silent;
+    if (ends && !cause.killed && cause.rank >= 0) {
+      std::vector<RankOutcome> outcomes;
+      for (const RankEnd& end : *ends) outcomes.push_back({end.waited_for, end.stopped_by_weftrun});
+      silent = find_silent_rank(outcomes, cause.rank);
+    }
+    if (silent) {
+      report("weftrun: the job failed; its root cause: " +
+             describe_silent_rank(*silent, (*ends)[static_cast<size_t>(silent->rank)].where) +
+             " (first failure: " + describe_node_failure(cause) + ")");
+    } else {
+      report("weftrun: the job failed; its root cause: " + describe_node_failure(cause));
+    }
     return cause.exit_code;
   }
   if (store_lost_) return 1;
@@ -532,9 +577,10 @@ int Job::finish_with_other_nodes(int local_status) {
   return local_status;
 }
 
-void Job::post_failure(const std::string& description, int exit_code, bool killed) {
+void Job::post_failure(const std::string& description, int exit_code, bool killed, int rank) {
   if (role_.coordinator == nullptr || store_lost_) return;
   NodeFailure failure;
+  failure.rank = rank;
   failure.node = role_.node;
   failure.host = base::local_host_identity().hostname;
   failure.description = description;
@@ -553,7 +599,8 @@ void Job::post_rank_failure(int index) {
   post_failure(
       role_.unit + " " + std::to_string(units_[static_cast<size_t>(index)].index) + " (pid " +
           std::to_string(rank.pid) + ") " + describe_wait_status(rank.wait_status),
-      exit_code_of(rank.wait_status), WIFSIGNALED(rank.wait_status) && !rank.stopped_by_weftrun);
+      exit_code_of(rank.wait_status), WIFSIGNALED(rank.wait_status) && !rank.stopped_by_weftrun,
+      role_.unit == "rank" ? units_[static_cast<size_t>(index)].index : -1);
 }
 
 // Another node's failure ends the job here too: this node's ranks get the grace period

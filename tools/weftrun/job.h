@@ -21,7 +21,9 @@
 // After a rank failure, weftrun also names a rank that stopped responding when the
 // failed ranks had timed out waiting for it (tools/weftrun/silent_rank.h): "the job
 // failed; its root cause: rank 2 (host:pid) stopped responding: ranks 0, 1 and 3 timed
-// out waiting for it". The exit status stays the first failure's.
+// out waiting for it". The exit status stays the first failure's. In a job on several
+// hosts every node names that rank, from the ranks' ends the nodes share through the
+// store (node_coordinator.h).
 #pragma once
 
 #include <functional>
@@ -55,6 +57,7 @@ struct JobRole {
   // The rank that rank `index` reported timing out waiting for, if it did
   // (rendezvous/launcher_reports.h); unset where the reports cannot be read.
   std::function<std::optional<int>(int index)> waited_for;
+  int world_size = 0;  // the job's ranks on every node, with a coordinator
 };
 
 int run_units(const Options& options, JobSignals& signals, std::vector<LaunchUnit> units,

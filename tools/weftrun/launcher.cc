@@ -216,6 +216,7 @@ int run_job(const Options& options) {
                                                     base::local_host_identity().hostname);
     coordinator->join();
     role.coordinator = coordinator.get();
+    role.world_size = layout.world_size;
   }
   if (store) {
     WEFT_LOG(INFO) << "weftrun: rendezvous store at " << store->address();

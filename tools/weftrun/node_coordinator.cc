@@ -3,6 +3,7 @@
 #include <map>
 #include <thread>
 
+#include "rendezvous/launcher_reports.h"
 #include "weft/error.h"
 
 namespace weft::weftrun {
@@ -18,6 +19,7 @@ std::string failure_key(int64_t n) { return kPrefix + "failure/" + std::to_strin
 std::string joined_key(int node) { return kPrefix + "joined/" + std::to_string(node); }
 std::string done_key(int node) { return kPrefix + "done/" + std::to_string(node); }
 std::string heartbeat_key(int node) { return kPrefix + "heartbeat/" + std::to_string(node); }
+std::string rank_end_key(int rank) { return kPrefix + "rank_end/" + std::to_string(rank); }
 
 // Store calls are local or one hop away; a store that takes longer is as good as lost.
 base::Deadline soon() { return base::Deadline::after(std::chrono::seconds(10)); }
@@ -26,7 +28,7 @@ base::Deadline soon() { return base::Deadline::after(std::chrono::seconds(10)); 
 
 std::string NodeFailure::encode() const {
   return std::to_string(node) + "\n" + std::to_string(exit_code) + "\n" + (killed ? "1" : "0") +
-         "\n" + host + "\n" + description;
+         "\n" + std::to_string(rank) + "\n" + host + "\n" + description;
 }
 
 NodeFailure NodeFailure::decode(const std::string& bytes) {
@@ -43,6 +45,7 @@ NodeFailure NodeFailure::decode(const std::string& bytes) {
     failure.node = std::stoi(field());
     failure.exit_code = std::stoi(field());
     failure.killed = field() == "1";
+    failure.rank = std::stoi(field());
   } catch (const std::logic_error&) {
     throw InvalidArgument("weftrun: malformed failure record");
   }
@@ -91,6 +94,34 @@ std::vector<NodeFailure> NodeCoordinator::poll() {
     failures_.push_back(fresh.back());
   }
   return fresh;
+}
+
+void NodeCoordinator::post_rank_end(int rank, bool stopped_by_weftrun, const std::string& where) {
+  store_->set(rank_end_key(rank), (stopped_by_weftrun ? "stopped\n" : "ended\n") + where, soon());
+}
+
+std::optional<std::vector<RankEnd>> NodeCoordinator::rank_ends(int world_size,
+                                                               base::Deadline deadline) {
+  std::vector<RankEnd> ends(static_cast<size_t>(world_size));
+  for (int r = 0; r < world_size; ++r) {
+    RankEnd& end = ends[static_cast<size_t>(r)];
+    std::string value;
+    try {
+      value = store_->get(rank_end_key(r), deadline);
+    } catch (const TimeoutError&) {
+      return std::nullopt;
+    }
+    size_t newline = value.find('\n');
+    end.stopped_by_weftrun = value.compare(0, newline, "stopped") == 0;
+    end.where = newline == std::string::npos ? "" : value.substr(newline + 1);
+    // A rank's report is posted before its error reaches the program, so before the
+    // rank ended and its end was posted.
+    const std::string report = rendezvous::timed_out_waiting_key(r);
+    if (store_->check({report}, soon())) {
+      end.waited_for = rendezvous::parse_waited_for(store_->get(report, soon()));
+    }
+  }
+  return ends;
 }
 
 void NodeCoordinator::finish() { store_->set(done_key(node_), "1", soon()); }

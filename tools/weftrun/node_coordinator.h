@@ -8,6 +8,10 @@
 //  - at the end every weftrun names the same root cause: the first posted failure of a
 //    rank killed by a signal weftrun did not send (such a death is never the effect of a
 //    peer's failure, while "lost the connection" exits often are), else the first posted.
+//  - when that failure is a rank's, every node also posts how each of its ranks ended
+//    (by itself, or stopped by weftrun), so that all of them can follow the ranks'
+//    timeout reports (rendezvous/launcher_reports.h) to a rank that stopped responding
+//    (tools/weftrun/silent_rank.h) from the same facts, and name the same one.
 #pragma once
 
 #include <chrono>
@@ -26,6 +30,7 @@ struct NodeFailure {
   std::string description;  // "rank 3 (pid 77) was killed by signal 9 (Killed)"
   int exit_code = 1;        // the exit status weftrun returns for it
   bool killed = false;      // a rank killed by a signal weftrun did not send
+  int rank = -1;            // the failed rank's world rank; -1: not a rank's failure
 
   std::string encode() const;
   // Throws InvalidArgument on bytes encode() did not write.
@@ -38,6 +43,13 @@ const NodeFailure& root_cause(const std::vector<NodeFailure>& failures);
 
 // "node 1 (host-b): rank 3 (pid 77) was killed by signal 9 (Killed)"
 std::string describe_node_failure(const NodeFailure& failure);
+
+// How a rank of the job ended, as its node posted it, with its timeout report.
+struct RankEnd {
+  bool stopped_by_weftrun = false;
+  std::string where;  // "host:pid"
+  std::optional<int> waited_for;
+};
 
 class NodeCoordinator {
  public:
@@ -53,6 +65,13 @@ class NodeCoordinator {
   std::vector<NodeFailure> poll();
   // Every failure posted so far, in posting order.
   const std::vector<NodeFailure>& failures() const { return failures_; }
+  // Posts how world rank `rank` of this node ended; before finish(), so that the store
+  // is still up for the other nodes to read it.
+  void post_rank_end(int rank, bool stopped_by_weftrun, const std::string& where);
+  // Every rank's end (waiting for the nodes that have not posted theirs yet) and timeout
+  // report, by world rank; nullopt when some rank's end has not come by `deadline` (its
+  // node was lost).
+  std::optional<std::vector<RankEnd>> rank_ends(int world_size, base::Deadline deadline);
   // Marks this node done.
   void finish();
   // Node 0: waits until every node that joined is done (nodes that never joined get

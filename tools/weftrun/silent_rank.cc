@@ -46,4 +46,9 @@ std::string describe_ranks(const std::vector<int>& ranks) {
   return text;
 }
 
+std::string describe_silent_rank(const SilentRank& silent, const std::string& where) {
+  return "rank " + std::to_string(silent.rank) + " (" + where +
+         ") stopped responding: " + describe_ranks(silent.waiters) + " timed out waiting for it";
+}
+
 }  // namespace weft::weftrun

@@ -36,4 +36,8 @@ std::optional<SilentRank> find_silent_rank(const std::vector<RankOutcome>& outco
 // "ranks 0, 1 and 3" / "rank 0"
 std::string describe_ranks(const std::vector<int>& ranks);
 
+// "rank 2 (host:77) stopped responding: ranks 0, 1 and 3 timed out waiting for it",
+// `where` being "host:77".
+std::string describe_silent_rank(const SilentRank& silent, const std::string& where);
+
 }  // namespace weft::weftrun
