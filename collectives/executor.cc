@@ -140,7 +140,13 @@ void execute(const Schedule& schedule, const CollectiveSpec& spec, const Buffers
       waiting.clear();
       for (const ExecutionState::InFlight& f : in_flight) waiting.push_back(f.request.get());
       if (!deadline) deadline = base::Deadline::after(timeout);
-      in_engine([&] { engine.wait_any(waiting, deadline->remaining()); });
+      try {
+        in_engine([&] { engine.wait_any(waiting, deadline->remaining()); });
+      } catch (const TimeoutError&) {
+        // The collective's deadline: wait_any's message names the first one's peer.
+        engine.note_timed_out_waiting_for(waiting[0]->peer_world);
+        throw;
+      }
       for (size_t i = 0; i < in_flight.size();) {
         const p2p::RequestState& r = *in_flight[i].request;
         if (!r.done.load(std::memory_order_acquire)) {

@@ -154,11 +154,14 @@ class Engine final : public transport::LinkHandler {
   // What a request is waiting for, for timeout messages.
   std::string pending_state(const p2p::RequestState& request);
 
-  // A blocking wait of this process timed out waiting for `world_peer` (the peer of a
-  // point-to-point wait, the member a shared-memory collective waited on). The first
-  // such peer goes to the silence observer, once, without mutex_ held: a rank that
-  // times out is usually about to fail, and the launcher needs to know whom it waited
-  // for to name the rank that stopped responding (runtime/init posts it to the store).
+  // An operation of this process failed because its deadline passed while it waited
+  // for `world_peer` (the peer of a blocking send or receive, of a collective's
+  // message, the member a shared-memory collective waited on). The first such peer
+  // goes to the silence observer, once, without mutex_ held: a rank that times out is
+  // usually about to fail, and the launcher needs to know whom it waited for to name
+  // the rank that stopped responding (runtime/init posts it to the store). Called by
+  // the operations, not by wait_any, whose short timeouts may be polls that the caller
+  // repeats (MPI's wait loops, waits on mixed requests).
   void note_timed_out_waiting_for(int world_peer);
   // Set once, before the engine is shared between threads.
   void set_silence_observer(std::function<void(int world_peer)> observer) {

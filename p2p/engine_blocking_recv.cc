@@ -69,6 +69,7 @@ RecvResult Engine::recv(const GroupPtr& group, const Tensor& tensor, int src, in
     // abandon() withdraws it (and does nothing to one that completed meanwhile).
     abandon(borrowed(r),
             std::string(e.what()) + " (timeout " + std::to_string(timeout.count()) + " ms)");
+    if (r.abandoned) note_timed_out_waiting_for(r.peer_world);
   } catch (...) {
     // Nothing else is expected from a wait, but the request must not outlive the call.
     abandon(borrowed(r), r.describe() + ": the wait was interrupted");

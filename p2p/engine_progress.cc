@@ -239,33 +239,24 @@ void Engine::wait_any(std::span<RequestState* const> requests, Timeout timeout) 
   // Direct polling of one peer's link pays off when there is one request to wait for;
   // its peer is read each time, since an any-source receive learns it once matched.
   const RequestState* hint = requests.size() == 1 ? requests[0] : nullptr;
-  int waited_for = -1;  // the peer the timeout names, reported once the lock is released
-  try {
-    poll_until(
-        timeout,
-        [&](unsigned iteration) {
-          poll_for_caller(hint ? hint->peer_world : -1, iteration);
-          return any_done();
-        },
-        [&] {
-          if (any_done()) return true;
-          std::string what = requests[0]->describe() + ": not completed before the deadline; " +
-                             pending_state(*requests[0]);
-          if (requests.size() > 1) {
-            what += " (and " + std::to_string(requests.size() - 1) + " more operations pending)";
-          }
-          const int peer = requests[0]->peer_world;
-          if (peer >= 0 && peer != rank_) {
-            waited_for = peer;
-            what += "; waiting for " + peer_name(peer);
-          }
-          throw TimeoutError(what);
-        },
-        any_done);
-  } catch (const TimeoutError&) {
-    if (waited_for >= 0) note_timed_out_waiting_for(waited_for);
-    throw;
-  }
+  poll_until(
+      timeout,
+      [&](unsigned iteration) {
+        poll_for_caller(hint ? hint->peer_world : -1, iteration);
+        return any_done();
+      },
+      [&] {
+        if (any_done()) return true;
+        std::string what = requests[0]->describe() + ": not completed before the deadline; " +
+                           pending_state(*requests[0]);
+        if (requests.size() > 1) {
+          what += " (and " + std::to_string(requests.size() - 1) + " more operations pending)";
+        }
+        const int peer = requests[0]->peer_world;
+        if (peer >= 0 && peer != rank_) what += "; waiting for " + peer_name(peer);
+        throw TimeoutError(what);
+      },
+      any_done);
 }
 
 void Engine::note_timed_out_waiting_for(int world_peer) {

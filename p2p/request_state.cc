@@ -1,6 +1,7 @@
 #include "p2p/request_state.h"
 
 #include "p2p/engine.h"
+#include "weft/error.h"
 
 namespace weft::p2p {
 namespace {
@@ -30,7 +31,14 @@ bool RequestState::test() {
 void RequestState::wait(Timeout timeout) {
   if (!done.load(std::memory_order_acquire)) {
     // Throws the request's error once it has completed.
-    engine->wait(*this, timeout.count() >= 0 ? timeout : group->timeout);
+    try {
+      engine->wait(*this, timeout.count() >= 0 ? timeout : group->timeout);
+    } catch (const TimeoutError&) {
+      // With a timeout of its own, the wait may be a poll the caller repeats; with the
+      // group's, the program has given up on this peer.
+      if (timeout.count() < 0) engine->note_timed_out_waiting_for(peer_world);
+      throw;
+    }
   }
   finish_device_copy();
   if (error) std::rethrow_exception(error);

@@ -40,6 +40,7 @@ void finish(const std::shared_ptr<p2p::RequestState>& r, Timeout timeout) {
     r->engine->abandon(r,
                        std::string(e.what()) + " (timeout " + std::to_string(t.count()) + " ms)");
     // abandon() does nothing to a request that completed in the meantime.
+    if (r->abandoned) r->engine->note_timed_out_waiting_for(r->peer_world);
     if (r->error) std::rethrow_exception(r->error);
   }
 }
