@@ -11,6 +11,11 @@ _VARIANTS = {
     "_mixed": {"WEFT_TEST_ODD_RANKS_OWN_IPC": "1"},
 }
 
-def cc_test_per_transport(name, **kwargs):
+def cc_test_per_transport(name, full_only = [], tags = [], **kwargs):
+    """One cc_test per variant; those whose suffix full_only lists are tagged "full".
+
+    A "full" test runs only in tools/run_tests.sh --full (tests/BUILD).
+    """
     for suffix, env in _VARIANTS.items():
-        cc_test(name = name + suffix, env = env, **kwargs)
+        variant_tags = tags + (["full"] if suffix in full_only else [])
+        cc_test(name = name + suffix, env = env, tags = variant_tags, **kwargs)

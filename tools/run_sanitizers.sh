@@ -8,16 +8,22 @@
 #            engine, the shared-memory arena, and the store, under both
 #   --full   also every collective test and the MPI programs, under both (slow: for a
 #            change to the engine, the arena or the collectives)
+#   --configs asan|tsan|asan,tsan   which sanitizers (default both)
 #
-# usage: tools/run_sanitizers.sh [--full] [extra bazel test options]
+# usage: tools/run_sanitizers.sh [--full] [--configs LIST] [extra bazel test options]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 full=0
-if [ "${1:-}" = "--full" ]; then
-  full=1
+configs=(asan tsan)
+while [ $# -gt 0 ]; do
+  case $1 in
+    --full) full=1 ;;
+    --configs) IFS=, read -r -a configs <<<"$2"; shift ;;
+    *) break ;;
+  esac
   shift
-fi
+done
 
 targets=(//tests/transport/... //tests/p2p/... //tests/collectives:arena_test
   //tests/rendezvous:store_test //tests/rendezvous:store_limits_test)
@@ -31,7 +37,7 @@ tsan_excluded=(-//tests/p2p:large_message_test -//tests/p2p:large_message_test_t
   -//tests/p2p:large_message_test_mixed)
 
 status=0
-for config in asan tsan; do
+for config in "${configs[@]}"; do
   excluded=()
   [ "$config" = tsan ] && excluded=("${tsan_excluded[@]}")
   echo "== run_sanitizers: --config=$config: ${targets[*]} ${excluded[*]}"

@@ -1,21 +1,57 @@
 #!/usr/bin/env bash
-# The whole test suite: installs what is missing, builds everything, runs every test
-# and the style check, and ends with the line "N passed, N failed" (test cases, not
-# targets). Exits non-zero when anything failed. Extra arguments go to `bazel test`.
+# The test suite: installs what is missing, builds, runs the tests and the style
+# checks, and ends with the line "N passed, N failed" (test cases, not targets). Exits
+# non-zero when anything failed. Each stage prints its elapsed time as it ends.
+#
+#   default  every test target but those tagged "full" (tests/BUILD's convention), the
+#            --config=cuda build of weft and its GPU tests, the fuzzers for 4 s each,
+#            the transports, engine, arena and store under ASan+UBSan, the install,
+#            Slurm and mpi4py's own suite on 2 ranks. About 40 minutes from a cold
+#            start on a quiet 2-core machine; it is what CI runs.
+#   --full   also the targets tagged "full", the whole tree under --config=cuda, the
+#            sanitizer subset under TSan as well, and mpi4py on 1, 3 and 4 ranks too.
+#
+# usage: tools/run_tests.sh [--full] [extra options for the main `bazel test`]
 set -uo pipefail
 cd "$(dirname "$0")/.."
-tools/install_deps.sh || exit 1
+
+full=0
+if [ "${1:-}" = "--full" ]; then
+  full=1
+  shift
+fi
+
+suite_start=$SECONDS
+# stage NAME COMMAND...: runs COMMAND, prints how long it took, returns its status.
+stage() {
+  local name=$1 start=$SECONDS
+  shift
+  echo "== run_tests: $name"
+  "$@"
+  local status=$?
+  echo "== run_tests: $name: $((SECONDS - start)) s, exit $status" \
+    "($((SECONDS - suite_start)) s since the start)"
+  return $status
+}
+
+stage "install_deps" tools/install_deps.sh || exit 1
 
 # With the CUDA toolkit present: the build with --config=cuda (nvcc, the static
 # cudart) and its GPU tests, which skip without a GPU, saying why. Run first, so that
-# the summary below reads the default build's test reports.
+# the summary below reads the default build's test reports. By default the library,
+# the MPI library and the device tests are built this way; --full builds every target.
 cuda_checks=()
 if [ -x /usr/local/cuda/bin/nvcc ]; then
+  cuda_targets=(//:weft //mpi/... //cuda/... //tests/cuda/...)
+  [ $full -eq 1 ] && cuda_targets=(//...)
+  cuda_build_and_test() {
+    bazel build --config=cuda "${cuda_targets[@]}" && bazel test --config=cuda \
+      //tests/cuda/runtime:all //tests/cuda:gpu_collectives_test \
+      //tests/cuda:refused_without_device_test
+  }
   cuda_status=0
-  bazel build --config=cuda //... && bazel test --config=cuda \
-    //tests/cuda/runtime:all //tests/cuda:gpu_collectives_test //tests/cuda:refused_without_device_test ||
-    cuda_status=1
-  cuda_checks=("bazel build --config=cuda //... and its GPU tests=$cuda_status")
+  stage "--config=cuda build and GPU tests" cuda_build_and_test || cuda_status=1
+  cuda_checks=("bazel build --config=cuda ${cuda_targets[*]} and its GPU tests=$cuda_status")
 else
   echo "No CUDA toolkit at /usr/local/cuda: the --config=cuda build is not checked here."
 fi
@@ -25,24 +61,33 @@ fi
 # its --config=fuzz build would otherwise point bazel-testlogs away from the reports the
 # summary reads.
 fuzz_status=0
-tools/run_fuzzers.sh 4 || fuzz_status=1
+stage "fuzzers" tools/run_fuzzers.sh 4 || fuzz_status=1
 
 # The transports, the point-to-point engine, the shared-memory arena and the store
-# under AddressSanitizer with UndefinedBehaviorSanitizer, and under ThreadSanitizer
-# (tools/run_sanitizers.sh says which tests; --full there adds the collectives, the MPI
-# programs and the runtime). Any report fails the test that made it.
+# under AddressSanitizer with UndefinedBehaviorSanitizer, and with --full under
+# ThreadSanitizer as well (tools/run_sanitizers.sh says which tests). Any report fails
+# the test that made it.
+sanitizer_configs=asan
+sanitizer_check="transport, p2p, arena and store tests under ASan+UBSan"
+if [ $full -eq 1 ]; then
+  sanitizer_configs=asan,tsan
+  sanitizer_check="$sanitizer_check and TSan"
+fi
 sanitizer_status=0
-tools/run_sanitizers.sh || sanitizer_status=1
+stage "sanitizers ($sanitizer_configs)" tools/run_sanitizers.sh --configs "$sanitizer_configs" ||
+  sanitizer_status=1
 
-bazel test --keep_going //... "$@"
-bazel_status=$?
+main_filters=(--test_tag_filters=-full)
+[ $full -eq 1 ] && main_filters=()
+bazel_status=0
+stage "bazel test //..." bazel test --keep_going "${main_filters[@]}" //... "$@" || bazel_status=1
 
 format_status=0
-tools/check_format.sh || format_status=1
+stage "format check" tools/check_format.sh || format_status=1
 
 # Includes follow the layer order (docs/ARCHITECTURE.md, "Layers").
 layers_status=0
-tools/check_layers.sh || layers_status=1
+stage "layers check" tools/check_layers.sh || layers_status=1
 
 # The shared-memory transport unlinks its segments at start-up; none may outlive the
 # suite, whatever its tests killed.
@@ -57,25 +102,33 @@ fi
 # A real one-node Slurm (munge, slurmctld, slurmd of this machine's own) runs a weft
 # program with srun and no other launcher.
 slurm_status=0
-tests/slurm/run_slurm_test.sh bazel-bin/tests/rendezvous/launched_program || slurm_status=1
+stage "slurm" tests/slurm/run_slurm_test.sh bazel-bin/tests/rendezvous/launched_program ||
+  slurm_status=1
 
 # The installed weft from outside the repository: find_package(weft), pkg-config and
 # mpicc build programs that run under the installed weftrun and mpirun.
 install_status=0
-tests/install/run_install_test.sh || install_status=1
+stage "install" tests/install/run_install_test.sh || install_status=1
 
 # mpi4py, built from its source distribution with weft's mpicc, passes its own test
 # suite under weft's mpirun (tests/mpi4py/run_mpi4py_tests.sh says what it leaves out).
+# Ranks beyond the cores' count make its suite several times slower: 2 by default.
+mpi4py_ranks=(2)
+[ $full -eq 1 ] && mpi4py_ranks=(1 2 3 4)
 mpi4py_checks=()
-for ranks in 1 2 3 4; do
+for ranks in "${mpi4py_ranks[@]}"; do
   mpi4py_status=0
-  tests/mpi4py/run_mpi4py_tests.sh "$ranks" || mpi4py_status=1
+  stage "mpi4py on $ranks ranks" tests/mpi4py/run_mpi4py_tests.sh "$ranks" || mpi4py_status=1
   mpi4py_checks+=("mpi4py's test suite on $ranks ranks=$mpi4py_status")
 done
 
-tools/summarize_tests.sh "clang-format check=$format_status" \
+summary_query='tests(//...)'
+# attr() matches a list attribute's printed form, "[tag1, tag2]".
+[ $full -eq 1 ] || summary_query='tests(//...) except attr(tags, "[\[ ]full[,\]]", //...)'
+echo "== run_tests: $((SECONDS - suite_start)) s in all"
+tools/summarize_tests.sh --query "$summary_query" "clang-format check=$format_status" \
   "libFuzzer targets, 4 s each (tools/run_fuzzers.sh)=$fuzz_status" \
-  "transport, p2p, arena and store tests under ASan+UBSan and TSan (tools/run_sanitizers.sh)=$sanitizer_status" \
+  "$sanitizer_check (tools/run_sanitizers.sh)=$sanitizer_status" \
   "${mpi4py_checks[@]}" \
   "include order (tools/check_layers.sh)=$layers_status" "${cuda_checks[@]}" \
   "install, find_package(weft) and pkg-config (tests/install/run_install_test.sh)=$install_status" \

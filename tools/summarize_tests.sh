@@ -3,9 +3,17 @@
 # `bazel test //...` and prints "N passed, N failed" as its last line. A target that
 # left no report (it did not build, crashed, or timed out) counts as one failed case.
 # Each argument "NAME=STATUS" is a check outside GoogleTest (the style check, say) with
-# its exit status, counted as one more case.
+# its exit status, counted as one more case. --query EXPR names the test targets the
+# run covered (a `bazel query` expression; default: every test target).
+#
+# usage: tools/summarize_tests.sh [--query EXPR] [NAME=STATUS...]
 set -uo pipefail
 cd "$(dirname "$0")/.."
+query='tests(//...)'
+if [ "${1:-}" = "--query" ]; then
+  query=$2
+  shift 2
+fi
 passed=0 failed=0 skipped=0
 failed_targets=()
 
@@ -46,7 +54,7 @@ while read -r target; do
   fi
   passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
   [ "$f" -gt 0 ] && failed_targets+=("$target")
-done < <(bazel query 'tests(//...)' 2>/dev/null)
+done < <(bazel query "$query" 2>/dev/null)
 
 for check in "$@"; do
   if [ "${check##*=}" -eq 0 ]; then
