@@ -4,7 +4,8 @@
 # non-zero when anything failed. Each stage prints its elapsed time as it ends.
 #
 #   default  every test target but those tagged "full" (tests/BUILD's convention), the
-#            --config=cuda build of weft and its GPU tests, the fuzzers for 4 s each,
+#            --config=cuda build of the device runtime (what that config changes) and
+#            its tests, the fuzzers for 4 s each,
 #            the transports, engine, arena and store under ASan+UBSan, the install,
 #            Slurm and mpi4py's own suite on 2 ranks. About 40 minutes from a cold
 #            start on a quiet 2-core machine; it is what CI runs.
@@ -38,20 +39,25 @@ stage "install_deps" tools/install_deps.sh || exit 1
 
 # With the CUDA toolkit present: the build with --config=cuda (nvcc, the static
 # cudart) and its GPU tests, which skip without a GPU, saying why. Run first, so that
-# the summary below reads the default build's test reports. By default the library,
-# the MPI library and the device tests are built this way; --full builds every target.
+# the summary below reads the default build's test reports. The config changes only
+# cuda/runtime (nvcc's kernels and the CUDA runtime in place of the one that refuses):
+# by default that and its tests are built and run; --full builds every target and runs
+# the library's GPU tests too (they need the whole library built under that config).
 cuda_checks=()
 if [ -x /usr/local/cuda/bin/nvcc ]; then
-  cuda_targets=(//:weft //mpi/... //cuda/... //tests/cuda/...)
-  [ $full -eq 1 ] && cuda_targets=(//...)
+  cuda_targets=(//cuda/runtime/... //tests/cuda/runtime:all)
+  cuda_tests=(//tests/cuda/runtime:all)
+  if [ $full -eq 1 ]; then
+    cuda_targets=(//...)
+    cuda_tests+=(//tests/cuda:gpu_collectives_test //tests/cuda:refused_without_device_test)
+  fi
   cuda_build_and_test() {
-    bazel build --config=cuda "${cuda_targets[@]}" && bazel test --config=cuda \
-      //tests/cuda/runtime:all //tests/cuda:gpu_collectives_test \
-      //tests/cuda:refused_without_device_test
+    bazel build --config=cuda "${cuda_targets[@]}" &&
+      bazel test --config=cuda "${cuda_tests[@]}"
   }
   cuda_status=0
   stage "--config=cuda build and GPU tests" cuda_build_and_test || cuda_status=1
-  cuda_checks=("bazel build --config=cuda ${cuda_targets[*]} and its GPU tests=$cuda_status")
+  cuda_checks=("bazel build --config=cuda ${cuda_targets[*]}, bazel test ${cuda_tests[*]}=$cuda_status")
 else
   echo "No CUDA toolkit at /usr/local/cuda: the --config=cuda build is not checked here."
 fi
