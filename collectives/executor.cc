@@ -80,7 +80,7 @@ void check_arrival(const Op& op, const p2p::RequestState& r, const CollectiveSpe
 
 void execute(const Schedule& schedule, const CollectiveSpec& spec, const Buffers& buffers,
              p2p::Engine& engine, const std::shared_ptr<const p2p::GroupState>& space, int tag,
-             Timeout timeout, ExecutionState& state) {
+             uint64_t stamp, Timeout timeout, ExecutionState& state) {
   if (schedule.ops.empty()) return;
   ScheduleRun& run = state.run;
   run.reset(schedule);
@@ -116,20 +116,23 @@ void execute(const Schedule& schedule, const CollectiveSpec& spec, const Buffers
           continue;
         }
         Tensor tensor(buffers.address(op.a, size), op.a.count, spec.dtype);
-        if (in_engine([&] { return engine.send_eagerly_now(*space, tensor, op.peer, tag); })) {
+        if (in_engine(
+                [&] { return engine.send_eagerly_now(*space, tensor, op.peer, tag, stamp); })) {
           run.finished(ready[i]);
           run.take_ready(ready);
           continue;
         }
         in_flight.push_back({ready[i], in_engine([&] {
-                               return engine.isend(space, tensor, op.peer, tag, false);
+                               return engine.isend(space, tensor, op.peer, tag, false, false,
+                                                   stamp);
                              })});
       }
       for (OpId id : receives) {
         const Op& op = schedule.ops[id];
         Tensor tensor(buffers.address(op.dst, size), op.dst.count, spec.dtype);
-        in_flight.push_back(
-            {id, in_engine([&] { return engine.irecv(space, tensor, op.peer, tag, false); })});
+        in_flight.push_back({id, in_engine([&] {
+                               return engine.irecv(space, tensor, op.peer, tag, false, stamp);
+                             })});
       }
       if (run.done()) return;
       if (in_flight.empty()) {

@@ -37,14 +37,16 @@ void run_local_op(const Op& op, const CollectiveSpec& spec, const Buffers& buffe
 void finish_average(const CollectiveSpec& spec, const Buffers& buffers);
 
 // Runs `schedule` to the end. Messages go in the collective matching space `space`
-// with tag `tag`. Throws the first failure (PeerError, TimeoutError once `timeout` has
-// passed, DesyncError when a peer's message does not have the size or dtype this rank
-// expects); the operations still in flight are then abandoned, so that weft touches
-// none of the buffers after it has thrown. Its lists and the run of the schedule are
-// `state`'s, reused from call to call: a schedule that ran before runs without
+// with tag `tag` and carry `stamp`, the call's (collectives/call_stamp.h: of the user's
+// call, which the device layer's host steps share). Throws the first failure
+// (PeerError, TimeoutError once `timeout` has passed, DesyncError when a peer's message
+// belongs to another call or does not have the size or dtype this rank expects, or
+// another member found the ranks in disagreement); the operations still in flight are then
+// abandoned, so that weft touches none of the buffers after it has thrown. Its lists and the run of
+// the schedule are `state`'s, reused from call to call: a schedule that ran before runs without
 // allocating here (the engine's own requests aside).
 void execute(const Schedule& schedule, const CollectiveSpec& spec, const Buffers& buffers,
              p2p::Engine& engine, const std::shared_ptr<const p2p::GroupState>& space, int tag,
-             Timeout timeout, ExecutionState& state);
+             uint64_t stamp, Timeout timeout, ExecutionState& state);
 
 }  // namespace weft::collectives

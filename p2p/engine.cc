@@ -185,23 +185,27 @@ void Engine::complete(const RequestPtr& request, std::exception_ptr error) {
 }
 
 Engine::RequestPtr Engine::isend(GroupPtr group, const Tensor& tensor, int dst, int tag,
-                                 bool user_async, bool synchronous) {
-  return post(OpKind::kSend, std::move(group), tensor, dst, tag, user_async, synchronous);
+                                 bool user_async, bool synchronous, uint64_t stamp) {
+  return post(OpKind::kSend, std::move(group), tensor, dst, tag, user_async, synchronous, stamp);
 }
 
 Engine::RequestPtr Engine::irecv(GroupPtr group, const Tensor& tensor, int src, int tag,
-                                 bool user_async) {
-  return post(OpKind::kRecv, std::move(group), tensor, src, tag, user_async);
+                                 bool user_async, uint64_t stamp) {
+  return post(OpKind::kRecv, std::move(group), tensor, src, tag, user_async, false, stamp);
 }
 
 Engine::RequestPtr Engine::post(OpKind kind, GroupPtr group, const Tensor& tensor, int peer,
-                                int tag, bool user_async, bool synchronous) {
+                                int tag, bool user_async, bool synchronous, uint64_t stamp) {
   std::lock_guard<std::mutex> lock(mutex_);
   note_caller_activity();
   RequestPtr r = make_request(kind, std::move(group), tensor, peer, tag);
   r->synchronous = synchronous;
+  r->stamp = stamp;
+  if (stamp != 0) note_call(*r->group, tag, stamp);
   if (closed()) {
     fail(r, refusal(r->describe()));
+  } else if (stamp != 0 && comm(r->group->comm).desync) [[unlikely]] {
+    fail(r, comm(r->group->comm).desync.as_exception(r->describe()));
   } else if (kind == OpKind::kSend) {
     post_send(r);
   } else {
@@ -225,11 +229,11 @@ void Engine::post_send(const RequestPtr& r) {
     return;
   }
   if (!r->synchronous && eager_fits(p, r->bytes)) {
-    FrameHeader h = eager_header(p, *r->group, tensor, r->tag, r->peer_world);
+    FrameHeader h = eager_header(p, *r->group, tensor, r->tag, r->peer_world, r->stamp);
     r->stage = OpStage::kEagerQueued;
     if (p.link->send(h, tensor.data(), r.get())) complete(r);
   } else {
-    FrameHeader h = message_header(*r->group, tensor, r->tag, r->peer_world);
+    FrameHeader h = message_header(*r->group, tensor, r->tag, r->peer_world, r->stamp);
     r->id = next_id_++;
     h.kind = static_cast<uint8_t>(FrameKind::kRts);
     h.send_id = r->id;
@@ -242,8 +246,9 @@ void Engine::post_send(const RequestPtr& r) {
 }
 
 FrameHeader Engine::message_header(const p2p::GroupState& group, const Tensor& tensor, int tag,
-                                   int world_peer) {
+                                   int world_peer, uint64_t stamp) {
   FrameHeader h;
+  h.recv_id = stamp;
   h.dtype = static_cast<uint8_t>(tensor.dtype());
   h.comm = group.comm;
   h.tag = tag;
@@ -253,16 +258,21 @@ FrameHeader Engine::message_header(const p2p::GroupState& group, const Tensor& t
   return h;
 }
 
-bool Engine::send_eagerly_now(const p2p::GroupState& group, const Tensor& tensor, int dst,
-                              int tag) {
+bool Engine::send_eagerly_now(const p2p::GroupState& group, const Tensor& tensor, int dst, int tag,
+                              uint64_t stamp) {
   std::lock_guard<std::mutex> lock(mutex_);
   int world_peer = group.world_ranks[dst];
   if (shut_down_ || aborted_ || world_peer == rank_) return false;
+  if (stamp != 0) {
+    note_call(group, tag, stamp);
+    if (comm(group.comm).desync) [[unlikely]]
+      return false;  // isend fails it
+  }
   Peer& p = peers_[world_peer];
   if (!p.link || p.failure || p.link->failed()) return false;
   if (!eager_fits(p, tensor.bytes())) return false;
   note_caller_activity();
-  FrameHeader h = eager_header(p, group, tensor, tag, world_peer);
+  FrameHeader h = eager_header(p, group, tensor, tag, world_peer, stamp);
   p.link->send(h, tensor.data(), nullptr);
   after_send(p);
   if (p.failure) {
@@ -276,8 +286,8 @@ bool Engine::eager_fits(const Peer& p, uint64_t bytes) const {
 }
 
 FrameHeader Engine::eager_header(Peer& p, const p2p::GroupState& group, const Tensor& tensor,
-                                 int tag, int world_peer) {
-  FrameHeader h = message_header(group, tensor, tag, world_peer);
+                                 int tag, int world_peer, uint64_t stamp) {
+  FrameHeader h = message_header(group, tensor, tag, world_peer, stamp);
   h.kind = static_cast<uint8_t>(FrameKind::kEager);
   h.payload_bytes = h.msg_bytes;
   p.eager_credit -= h.msg_bytes + kEagerOverheadBytes;
@@ -308,10 +318,11 @@ void Engine::send_to_self(const RequestPtr& send) {
   h.tag = send->tag;
   h.src = g.rank;
   h.msg_bytes = send->bytes;
+  h.recv_id = send->stamp;
   if (RequestPtr recv = matcher(g.comm).take_posted(g.rank, send->tag)) {
-    base::Failure refusal = misfit(*recv, h);
+    base::Failure refusal = misfit(*recv, h, rank_);
     if (refusal) {
-      fail(recv, refusal.as_exception());
+      refuse(recv, refusal, h, rank_);
     } else {
       take_message_fields(*recv, h);
       if (h.msg_bytes > 0) std::memcpy(recv->tensor.data(), send->tensor.data(), h.msg_bytes);

@@ -14,6 +14,7 @@
 // deadline.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -58,6 +59,9 @@ struct EngineOptions {
   int local_ranks = 1;
   int cores = 1;
   std::chrono::microseconds crowded_spin{5};
+  // Describes a collective's call stamp for DesyncError messages ("all_reduce (op
+  // max, float32, 16 elements)"); null: the stamp's number.
+  std::string (*describe_call)(uint64_t stamp) = nullptr;
 };
 
 class Engine final : public transport::LinkHandler {
@@ -75,14 +79,18 @@ class Engine final : public transport::LinkHandler {
 
   // Arguments are already validated: ranks are group ranks inside the group.
   // `user_async` marks requests the caller holds while it computes (isend/irecv).
+  // `stamp`: a collective's call stamp (p2p/protocol.h), 0 for point-to-point; the
+  // collectives of a group found in disagreement fail at once with its DesyncError.
   RequestPtr isend(GroupPtr group, const Tensor& tensor, int dst, int tag, bool user_async,
-                   bool synchronous = false);
-  RequestPtr irecv(GroupPtr group, const Tensor& tensor, int src, int tag, bool user_async);
+                   bool synchronous = false, uint64_t stamp = 0);
+  RequestPtr irecv(GroupPtr group, const Tensor& tensor, int src, int tag, bool user_async,
+                   uint64_t stamp = 0);
 
   // The fast path of a blocking send: when the message can go eagerly right now, sends
   // it (the link copies whatever the socket does not take at once) and returns true,
   // without creating a request. False: use isend. Throws PeerError if the link fails.
-  bool send_eagerly_now(const p2p::GroupState& group, const Tensor& tensor, int dst, int tag);
+  bool send_eagerly_now(const p2p::GroupState& group, const Tensor& tensor, int dst, int tag,
+                        uint64_t stamp = 0);
 
   // The blocking receive (p2p/engine_blocking_recv.cc): receives into `tensor` and
   // returns the sender's group rank, the message's tag and its size. A complete eager message
@@ -206,16 +214,16 @@ class Engine final : public transport::LinkHandler {
   // The header of a matchable message (kEager or kRts) to world rank `world_peer`;
   // takes the next sequence number of that pair.
   transport::FrameHeader message_header(const p2p::GroupState& group, const Tensor& tensor, int tag,
-                                        int world_peer);
+                                        int world_peer, uint64_t stamp);
   // Whether `bytes` may go to `p` eagerly now: small enough, and within its credit.
   bool eager_fits(const Peer& p, uint64_t bytes) const;
   // The kEager header of a message to `world_peer`, its credit charged.
   transport::FrameHeader eager_header(Peer& p, const p2p::GroupState& group, const Tensor& tensor,
-                                      int tag, int world_peer);
+                                      int tag, int world_peer, uint64_t stamp);
   RequestPtr make_request(p2p::OpKind kind, GroupPtr group, const Tensor& tensor, int peer,
                           int tag);
   RequestPtr post(p2p::OpKind kind, GroupPtr group, const Tensor& tensor, int peer, int tag,
-                  bool user_async, bool synchronous = false);
+                  bool user_async, bool synchronous, uint64_t stamp);
   void post_send(const RequestPtr& send);
   void post_recv(const RequestPtr& recv);
   void count_if_outstanding(const RequestPtr& request);
@@ -236,12 +244,46 @@ class Engine final : public transport::LinkHandler {
   // queue, the large receives in progress, a payload arriving for it. For receives that
   // ended without completing (abandoned, failed), whose later payload is discarded.
   void withdraw_receive(const p2p::RequestState& recv);
+  // The same for a send that ends without completing: a large one is withdrawn (the
+  // receiver's CTS, or the stream under way, is answered with a kCancel giving
+  // `reason`, a WithdrawReason or the failed world rank), a queued eager one dropped
+  // where the link has not begun to write it.
+  void withdraw_send(const RequestPtr& send, int reason);
   void deliver_unexpected(const RequestPtr& recv,
                           const std::shared_ptr<UnexpectedMessage>& message);
   void accept_rts(const RequestPtr& recv, const transport::FrameHeader& rts, int world_peer);
   // Why `recv` cannot take a message described by `header` (InvalidArgument); none if
   // it can.
-  base::Failure misfit(const p2p::RequestState& recv, const transport::FrameHeader& header) const;
+  base::Failure misfit(const p2p::RequestState& recv, const transport::FrameHeader& header,
+                       int world_peer) const;
+  // Fails `recv` with `refusal`, misfit's answer to the message `header` from
+  // `world_peer`; a desync is also recorded and told to the group's other members
+  // (found_desync).
+  void refuse(const RequestPtr& recv, const base::Failure& refusal,
+              const transport::FrameHeader& header, int world_peer);
+
+  // Desyncs (p2p/engine_desync.cc), all with mutex_ held. The collectives of group
+  // `comm` disagree: records `why` (every later collective of the group fails at once
+  // with it, as its rounds no longer line up) and fails the pending ones with it.
+  // Nothing happens when the group's desync was recorded already.
+  void desync(uint32_t comm, const base::Failure& why);
+  // Records the desync `why` found here in the message `h` from `world_peer`, and tells
+  // every other member of the group with kDesync.
+  void found_desync(uint32_t comm, const base::Failure& why, const transport::FrameHeader& h,
+                    int world_peer);
+  // A collective's operation with `stamp` and `tag` is being posted in `group`: its call
+  // goes to the group's call log, and a message of that call that arrived earlier with
+  // another stamp (from a rank that is in another call) is a desync found.
+  void note_call(const p2p::GroupState& group, int tag, uint64_t stamp);
+  // A collective's message `h` from `world_peer` arrived before any receive took it:
+  // it is checked against the call of its tag this rank is in, if any.
+  void check_early_message(const transport::FrameHeader& h, int world_peer);
+  // The DesyncError of a message `h` from `world_peer` whose stamp is not `stamp`.
+  base::Failure stamp_mismatch(const transport::FrameHeader& h, int world_peer,
+                               uint64_t stamp) const;
+  // kDesync from `peer`.
+  void on_desync_frame(int peer, const transport::FrameHeader& h);
+  std::string describe_call(uint64_t stamp) const;
   void take_message_fields(p2p::RequestState& recv, const transport::FrameHeader& header);
   void consume_credit(int world_peer, uint64_t bytes);
   void send_control(int world_peer, const transport::FrameHeader& header);
@@ -257,6 +299,16 @@ class Engine final : public transport::LinkHandler {
   struct Comm {
     Matcher matcher;
     std::vector<uint64_t> send_seq, recv_seq;  // by world rank of the peer
+    // Set once the group's collectives were found in disagreement.
+    base::Failure desync;
+    // The calls of the group's collectives this rank has begun, by tag modulo the
+    // log's size: enough for the collectives one group can have in flight at once.
+    struct Call {
+      int tag = -1;
+      uint64_t stamp = 0;
+    };
+    std::array<Call, 64> calls;
+    std::vector<int> members;  // world ranks, told of a desync found here
   };
   Comm& comm(uint32_t id) {
     if (id < comms_.size() && comms_[id]) [[likely]]

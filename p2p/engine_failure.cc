@@ -121,31 +121,37 @@ void Engine::abandon(const RequestPtr& r, const std::string& why, int reason) {
   if (r->kind == OpKind::kRecv) {
     // The rest of its payload, if any, is discarded as a withdrawn message's is.
     withdraw_receive(*r);
-  } else if (r->peer_world != rank_) {
-    Peer& p = peers_[r->peer_world];
-    if (r->stage == OpStage::kAwaitingCts) {
-      rendezvous_sends_.erase(r->id);
-      withdrawn_sends_[r->id] = reason;
-    }
-    if (p.link && !p.link->failed()) {
-      bool stream_dropped = p.link->abandon(r.get());
-      if (r->stage == OpStage::kStreaming) {
-        rendezvous_sends_.erase(r->id);
-        if (stream_dropped) {
-          FrameHeader cancel = control_header(FrameKind::kCancel);
-          cancel.recv_id = r->remote_id;
-          cancel.src = reason;
-          send_control(r->peer_world, cancel);
-        }
-      }
-    }
   } else {
+    withdraw_send(r, reason);
+  }
+  fail(r, std::make_exception_ptr(TimeoutError(why)));
+}
+
+void Engine::withdraw_send(const RequestPtr& r, int reason) {
+  if (r->peer_world == rank_) {
     // A large send to this process itself: withdraw it from the unexpected queue.
     matcher(r->group->comm).drop_unexpected_if([&](const UnexpectedMessage& m) {
       return m.self_send == r;
     });
+    return;
   }
-  fail(r, std::make_exception_ptr(TimeoutError(why)));
+  Peer& p = peers_[r->peer_world];
+  if (r->stage == OpStage::kAwaitingCts) {
+    rendezvous_sends_.erase(r->id);
+    withdrawn_sends_[r->id] = reason;
+  }
+  if (p.link && !p.link->failed()) {
+    bool stream_dropped = p.link->abandon(r.get());
+    if (r->stage == OpStage::kStreaming) {
+      rendezvous_sends_.erase(r->id);
+      if (stream_dropped) {
+        FrameHeader cancel = control_header(FrameKind::kCancel);
+        cancel.recv_id = r->remote_id;
+        cancel.src = reason;
+        send_control(r->peer_world, cancel);
+      }
+    }
+  }
 }
 
 void Engine::withdraw_receive(const RequestState& r) {

@@ -38,11 +38,17 @@ const char* frame_kind_name(uint8_t kind) {
       return "GOODBYE";
     case FrameKind::kAbort:
       return "ABORT";
+    case FrameKind::kDesync:
+      return "DESYNC";
   }
   return "unknown";
 }
 
-base::Failure Engine::misfit(const RequestState& recv, const FrameHeader& h) const {
+base::Failure Engine::misfit(const RequestState& recv, const FrameHeader& h, int world_peer) const {
+  // The call stamp first: another collective's message would misfit in size or dtype
+  // as a consequence.
+  if (recv.stamp != h.recv_id) [[unlikely]]
+    return stamp_mismatch(h, world_peer, recv.stamp);
   auto dtype = static_cast<DType>(h.dtype);
   if (dtype == recv.tensor.dtype() && h.msg_bytes <= recv.tensor.bytes()) return {};
   std::string who = "rank " + std::to_string(h.src) + " (tag " + std::to_string(h.tag) + ")";
@@ -71,7 +77,7 @@ void Engine::take_message_fields(RequestState& recv, const FrameHeader& h) {
 void Engine::deliver_unexpected(const RequestPtr& recv,
                                 const std::shared_ptr<UnexpectedMessage>& message) {
   const FrameHeader& h = message->header;
-  base::Failure refusal = misfit(*recv, h);
+  base::Failure refusal = misfit(*recv, h, message->world_peer);
   if (message->self_send) {
     RequestPtr send = message->self_send;
     if (!refusal) {
@@ -79,7 +85,7 @@ void Engine::deliver_unexpected(const RequestPtr& recv,
       if (h.msg_bytes > 0) std::memcpy(recv->tensor.data(), send->tensor.data(), h.msg_bytes);
       complete(recv);
     } else {
-      fail(recv, refusal.as_exception());
+      refuse(recv, refusal, h, message->world_peer);
     }
     complete(send);
     return;
@@ -90,7 +96,7 @@ void Engine::deliver_unexpected(const RequestPtr& recv,
   }
   // Eager.
   if (refusal) {
-    fail(recv, refusal.as_exception());
+    refuse(recv, refusal, h, message->world_peer);
     if (message->payload_complete) {
       consume_credit(message->world_peer, h.msg_bytes);
     } else {
@@ -117,7 +123,7 @@ void Engine::accept_rts(const RequestPtr& recv, const FrameHeader& rts, int worl
   }
   FrameHeader cts = control_header(FrameKind::kCts);
   cts.send_id = rts.send_id;
-  base::Failure refusal = misfit(*recv, rts);
+  base::Failure refusal = misfit(*recv, rts, world_peer);
   if (refusal || rts.msg_bytes == 0) {
     // recv_id 0 declines: the sender completes without sending its payload.
     send_control(world_peer, cts);
@@ -125,7 +131,7 @@ void Engine::accept_rts(const RequestPtr& recv, const FrameHeader& rts, int worl
       take_message_fields(*recv, rts);
       complete(recv);
     } else {
-      fail(recv, refusal.as_exception());
+      refuse(recv, refusal, rts, world_peer);
     }
     return;
   }
@@ -188,13 +194,14 @@ void Engine::on_frame(int peer, const FrameHeader& h) {
           message->world_peer = peer;
           message->payload_complete = true;
           m.add_unexpected(message);
+          if (h.recv_id != 0) check_early_message(h, peer);
         }
         return;
       }
       if (recv) {
-        base::Failure refusal = misfit(*recv, h);
+        base::Failure refusal = misfit(*recv, h, peer);
         if (refusal) {
-          fail(recv, refusal.as_exception());
+          refuse(recv, refusal, h, peer);
           return;  // the payload is discarded
         }
         take_message_fields(*recv, h);
@@ -210,6 +217,7 @@ void Engine::on_frame(int peer, const FrameHeader& h) {
       m.add_unexpected(message);
       p.incoming.to = Incoming::To::kUnexpected;
       p.incoming.message = message;
+      if (h.recv_id != 0) check_early_message(h, peer);
       return;
     }
     case FrameKind::kCts: {
@@ -291,6 +299,11 @@ void Engine::on_frame(int peer, const FrameHeader& h) {
         WEFT_LOG(WARN) << why.why() << "; failing every pending operation";
         abort_locked(std::move(why));
       }
+      return;
+    case FrameKind::kDesync:
+      if (h.comm >= kMaxComms)
+        return protocol_error(peer, "group id " + std::to_string(h.comm) + " out of range");
+      on_desync_frame(peer, h);
       return;
   }
   protocol_error(peer, std::string("unknown frame kind ") + std::to_string(h.kind));

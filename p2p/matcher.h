@@ -74,6 +74,7 @@ class Matcher {
   }
 
   size_t posted_count() const { return posted_count_; }
+  size_t unexpected_count() const { return unexpected_count_; }
 
  private:
   // An unexpected message: its source's queue and its index there (src -1: none).

@@ -10,6 +10,11 @@
 //
 // Matching is by (group, source, tag) in arrival order, and kEager/kRts frames of one
 // sender and group carry consecutive sequence numbers, which the receiver checks.
+//
+// A collective's kEager and kRts frames carry the stamp of the sender's call
+// (collectives/call_stamp.h) in recv_id, a field these kinds do not otherwise use; 0
+// for point-to-point messages. A collective's receive takes only a message with its own
+// call's stamp: any other is a DesyncError there, and kDesync tells the other members.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +34,9 @@ enum class FrameKind : uint8_t {
   kGoodbye,    // the sender is leaving the job; src: the world rank whose failure it had
                // seen (the root cause of its leaving), or -1
   kAbort,      // the sender called weft::abort: every pending operation fails
+  kDesync,     // the sender found the ranks in disagreement about the collective (comm,
+               // tag): src, the world rank whose message showed it; send_id, that
+               // message's call stamp; recv_id, the sender's own
 };
 
 const char* frame_kind_name(uint8_t kind);

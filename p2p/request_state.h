@@ -67,10 +67,13 @@ class RequestState final : public base::Operation {
   uint64_t bytes = 0;  // bytes of the message (known for a recv once matched)
 
   OpStage stage = OpStage::kPosted;
-  uint64_t id = 0;          // send_id of a rendezvous send, recv_id of a matched large recv
-  uint64_t received = 0;    // large recv: payload bytes arrived so far
-  uint64_t posted = 0;      // recv: its posting number in its group's Matcher
-  uint64_t remote_id = 0;   // large send being streamed: the receiver's recv_id
+  uint64_t id = 0;         // send_id of a rendezvous send, recv_id of a matched large recv
+  uint64_t received = 0;   // large recv: payload bytes arrived so far
+  uint64_t posted = 0;     // recv: its posting number in its group's Matcher
+  uint64_t remote_id = 0;  // large send being streamed: the receiver's recv_id
+  // A collective's: the stamp of its call (collectives/call_stamp.h), which its messages
+  // carry and which a message it receives must carry; 0 for point-to-point.
+  uint64_t stamp = 0;
   bool user_async = false;  // counts towards the engine's outstanding asynchronous work
   // send: completes only once a receive has matched it (MPI_Ssend), so it never goes
   // eagerly, whatever its size.

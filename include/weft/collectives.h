@@ -6,9 +6,10 @@
 // checking none of its arguments (the asynchronous forms return a Request that has
 // already completed); a destroyed group is still InvalidArgument. Threads may call
 // collectives on different groups at once; on one group, calls from several threads must
-// still be ordered the same way on every rank. Where ranks disagree and weft can see it
-// (different byte counts or dtypes on the wire) the call fails with DesyncError instead
-// of hanging; otherwise it fails with TimeoutError once the timeout passes.
+// still be ordered the same way on every rank. Where ranks disagree (another collective,
+// op, root, dtype or count) the call fails with DesyncError naming both calls, on every
+// rank, instead of returning a wrong answer or hanging; a rank that had nothing to
+// receive in it may have returned already, and its next collective on the group fails.
 //
 // Roots: an `int root` is a WORLD rank, in every group, as in the original package
 // (broadcast(t, 1, g) takes world rank 1's data); one that is not a member of the group
@@ -37,7 +38,7 @@
 // is the sum divided by n at the end (integers: truncating division). float16 and
 // bfloat16 are combined in float32 and rounded back to their own format after each
 // pairwise step. Every rank ends with bitwise-identical all_reduce results. Every rank
-// should pass the same op; where they differ, all_reduce on shared memory raises
+// should pass the same op; where they differ, all_reduce and reduce_scatter raise
 // DesyncError, while reduce is not checked: its shared-memory algorithm applies the
 // root's op, its tree algorithms each rank's own over its subtree (MPI implementations
 // behave alike there, and MPI programs in use depend on it).

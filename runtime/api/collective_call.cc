@@ -9,6 +9,7 @@
 #include "base/log.h"
 #include "collectives/algorithm_table.h"
 #include "collectives/arena/shared_arena.h"
+#include "collectives/call_stamp.h"
 #include "collectives/collective_request.h"
 #include "collectives/executor.h"
 #include "runtime/context.h"
@@ -127,8 +128,8 @@ void plan(const CollectiveCall& call, ScheduleCache& schedules, ExecutionState& 
 // may run while destroy_process_group is taking the context down). `turn` is the
 // call's turn in the group's arena, released early when the algorithm does not use
 // the arena; null when there is no arena or the turn belongs to an enclosing call.
-void execute_host_call(const CollectiveCall& call, int tag, Timeout timeout, Engine& engine,
-                       ScratchPool& scratch, ScheduleCache& schedules,
+void execute_host_call(const CollectiveCall& call, int tag, uint64_t stamp, Timeout timeout,
+                       Engine& engine, ScratchPool& scratch, ScheduleCache& schedules,
                        std::optional<SharedArena::Turn>* turn, const Algorithm*& algorithm) {
   ExecutionStateLease state;
   plan(call, schedules, *state);
@@ -156,7 +157,8 @@ void execute_host_call(const CollectiveCall& call, int tag, Timeout timeout, Eng
   }
   Buffers buffers{static_cast<std::byte*>(call.input.data()),
                   static_cast<std::byte*>(call.output.data()), scratch_data};
-  execute(schedule, spec, buffers, engine, call.group->collectives.space(), tag, timeout, *state);
+  execute(schedule, spec, buffers, engine, call.group->collectives.space(), tag, stamp, timeout,
+          *state);
   finish_average(spec, buffers);
 }
 
@@ -194,6 +196,9 @@ CollectiveCall host_step(const CollectiveCall& outer, const DeviceCall& step) {
 void execute_call(const CollectiveCall& call, int tag, Timeout timeout, Engine& engine,
                   ScratchPool& scratch, ScheduleCache& schedules) {
   const Algorithm* algorithm = nullptr;
+  // Every message of the call carries its stamp, and every receive checks the stamp of
+  // what it takes: ranks that disagree about the call fail with DesyncError.
+  const uint64_t stamp = collectives::call_stamp(call.spec);
   try {
     SharedArena* arena = call.group->collectives.arena();
     std::optional<SharedArena::Turn> turn;
@@ -203,13 +208,13 @@ void execute_call(const CollectiveCall& call, int tag, Timeout timeout, Engine& 
     if (call.on_device) {
       HostStep host = [&](const DeviceCall& step) {
         const Algorithm* step_algorithm = nullptr;
-        execute_host_call(host_step(call, step), tag, timeout, engine, scratch, schedules, nullptr,
-                          step_algorithm);
+        execute_host_call(host_step(call, step), tag, stamp, timeout, engine, scratch, schedules,
+                          nullptr, step_algorithm);
       };
       device_layer().run(device_call(call), host);
       return;
     }
-    execute_host_call(call, tag, timeout, engine, scratch, schedules, &turn, algorithm);
+    execute_host_call(call, tag, stamp, timeout, engine, scratch, schedules, &turn, algorithm);
   } catch (...) {
     rethrow_in_context(describe(call, algorithm));
   }

@@ -11,6 +11,7 @@
 
 #include "base/env.h"
 #include "base/log.h"
+#include "collectives/call_stamp.h"
 #include "rendezvous/file_store.h"
 #include "rendezvous/init_method.h"
 #include "rendezvous/join.h"
@@ -67,6 +68,7 @@ std::string who(int rank) {
 
 p2p::EngineOptions engine_options(const std::vector<runtime::PeerRecord>& records, int rank) {
   p2p::EngineOptions o;
+  o.describe_call = collectives::describe_call_stamp;
   o.eager_limit = base::env::get_bytes("WEFT_EAGER_LIMIT", o.eager_limit);
   o.eager_window = base::env::get_bytes("WEFT_EAGER_WINDOW", o.eager_window);
   // The window must hold at least two eager messages, or eager sends would stall.

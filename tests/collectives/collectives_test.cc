@@ -3,6 +3,7 @@
 // forms, and the errors bad calls get.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <random>
 #include <span>
 #include <string>
@@ -282,6 +283,58 @@ TEST(CollectiveErrors, DifferentCollectivesAreADesyncErrorOnBothRanks) {
     }
     destroy_process_group();
   }));
+}
+
+// Every rank fails with DesyncError naming the disagreement, never with a timeout: the
+// call stamps on the wire (collectives/call_stamp.h), or the arena's signatures, show
+// that the ranks' calls differ, and whichever rank sees it first tells the others. A
+// rank with nothing to receive (a root of broadcast in its own view) may have returned
+// before: its next collective on the group fails.
+void expect_desync_on_every_rank(int ranks, const std::function<void(int rank)>& call) {
+  expect_all_succeeded(run_ranks(ranks, [&](int rank) {
+    init_process_group();
+    try {
+      call(rank);
+      barrier(Group(), std::chrono::seconds(20));
+      ADD_FAILURE() << "rank " << rank << ": mismatched collectives succeeded";
+    } catch (const DesyncError& e) {
+      EXPECT_NE(std::string(e.what()).find("disagree"), std::string::npos) << e.what();
+    }
+    destroy_process_group();
+  }));
+}
+
+TEST(CollectiveErrors, DifferentOpsAreADesyncErrorOnEveryRank) {
+  expect_desync_on_every_rank(4, [](int rank) {
+    std::vector<float> v(1000, 1.0f);
+    all_reduce(view(v), rank == 2 ? ReduceOp::kMax : ReduceOp::kSum, Group(),
+               std::chrono::seconds(20));
+  });
+}
+
+TEST(CollectiveErrors, AllReduceAgainstBroadcastIsADesyncErrorOnEveryRank) {
+  expect_desync_on_every_rank(4, [](int rank) {
+    std::vector<float> v(1000, 1.0f);
+    if (rank == 1) {
+      broadcast(view(v), 0, Group(), std::chrono::seconds(20));
+    } else {
+      all_reduce(view(v), ReduceOp::kSum, Group(), std::chrono::seconds(20));
+    }
+  });
+}
+
+TEST(CollectiveErrors, DifferentRootsOfBroadcastAreADesyncErrorOnEveryRank) {
+  expect_desync_on_every_rank(4, [](int rank) {
+    std::vector<float> v(1000, float(rank));
+    broadcast(view(v), rank == 3 ? 1 : 0, Group(), std::chrono::seconds(20));
+  });
+}
+
+TEST(CollectiveErrors, DifferentRootsOfReduceAreADesyncErrorOnEveryRank) {
+  expect_desync_on_every_rank(4, [](int rank) {
+    std::vector<float> v(1000, 1.0f);
+    reduce(view(v), rank == 0 ? 0 : 2, ReduceOp::kSum, Group(), std::chrono::seconds(20));
+  });
 }
 
 TEST(CollectiveErrors, DifferentNewGroupListsAreADesyncError) {
