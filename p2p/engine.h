@@ -246,8 +246,8 @@ class Engine final : public transport::LinkHandler {
   void withdraw_receive(const p2p::RequestState& recv);
   // The same for a send that ends without completing: a large one is withdrawn (the
   // receiver's CTS, or the stream under way, is answered with a kCancel giving
-  // `reason`, a WithdrawReason or the failed world rank), a queued eager one dropped
-  // where the link has not begun to write it.
+  // `reason`, a WithdrawReason or the failed world rank); a queued eager one still
+  // goes out, from the link's own copy (Link::abandon).
   void withdraw_send(const RequestPtr& send, int reason);
   void deliver_unexpected(const RequestPtr& recv,
                           const std::shared_ptr<UnexpectedMessage>& message);
