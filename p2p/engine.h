@@ -284,6 +284,9 @@ class Engine final : public transport::LinkHandler {
   // kDesync from `peer`.
   void on_desync_frame(int peer, const transport::FrameHeader& h);
   std::string describe_call(uint64_t stamp) const;
+  // "<one> called <its call> where <other> called <its call>: the ranks disagree ...".
+  std::string disagreement(const std::string& one, uint64_t one_stamp, const std::string& other,
+                           uint64_t other_stamp) const;
   void take_message_fields(p2p::RequestState& recv, const transport::FrameHeader& header);
   void consume_credit(int world_peer, uint64_t bytes);
   void send_control(int world_peer, const transport::FrameHeader& header);

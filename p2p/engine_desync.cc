@@ -20,10 +20,14 @@ std::string Engine::describe_call(uint64_t stamp) const {
   return "a collective (call stamp " + std::to_string(stamp) + ")";
 }
 
+std::string Engine::disagreement(const std::string& one, uint64_t one_stamp,
+                                 const std::string& other, uint64_t other_stamp) const {
+  return one + " called " + describe_call(one_stamp) + " where " + other + " called " +
+         describe_call(other_stamp) + ": the ranks disagree about this collective";
+}
+
 base::Failure Engine::stamp_mismatch(const FrameHeader& h, int world_peer, uint64_t stamp) const {
-  return {ErrorCode::kDesync, peer_name(world_peer) + " called " + describe_call(h.recv_id) +
-                                  " where this rank called " + describe_call(stamp) +
-                                  ": the ranks disagree about this collective"};
+  return {ErrorCode::kDesync, disagreement(peer_name(world_peer), h.recv_id, "this rank", stamp)};
 }
 
 void Engine::refuse(const RequestPtr& recv, const base::Failure& refusal, const FrameHeader& h,
@@ -56,10 +60,8 @@ void Engine::on_desync_frame(int peer, const FrameHeader& h) {
                              : h.src == rank_ ? "this rank"
                                               : peer_name(h.src);
   desync(h.comm,
-         base::Failure(ErrorCode::kDesync, peer_name(peer) + " found that " + source + " called " +
-                                               describe_call(h.send_id) + " where it called " +
-                                               describe_call(h.recv_id) +
-                                               ": the ranks disagree about this collective"));
+         base::Failure(ErrorCode::kDesync, peer_name(peer) + " found that " +
+                                               disagreement(source, h.send_id, "it", h.recv_id)));
 }
 
 void Engine::note_call(const p2p::GroupState& group, int tag, uint64_t stamp) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "collectives/call_stamp.h"
 #include "collectives/reduce/reduce_kernels.h"
 
 namespace weft::collectives::arena {
@@ -26,14 +27,9 @@ uint64_t signature(const CollectiveSpec& spec) {
     h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
     return h * 0xff51afd7ed558ccdull;
   };
-  // A rooted reduce leaves the operation out: only the root combines here, with its
-  // own, as MPI implementations do, and MPI programs in the field (OSU's statistics)
-  // pass different operations on the root and the other ranks.
-  uint64_t op = spec.kind == CollectiveKind::kReduce ? 0 : static_cast<uint64_t>(spec.op);
-  uint64_t h =
-      mix(0, static_cast<uint64_t>(spec.kind) | op << 8 | static_cast<uint64_t>(spec.dtype) << 16 |
-                 static_cast<uint64_t>(spec.size) << 32);
-  h = mix(h, static_cast<uint64_t>(spec.root));
+  // The call stamp says what every member must agree on (and leaves a rooted reduce's
+  // op out, as the engine's checks do); the arena adds the counts of every form.
+  uint64_t h = mix(call_stamp(spec), static_cast<uint64_t>(spec.size));
   h = mix(h, spec.count);
   for (const Block& b : spec.blocks) h = mix(h, b.count);
   return h;
