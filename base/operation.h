@@ -12,6 +12,10 @@ namespace weft::base {
 
 class Operation {
  public:
+  // Which implementation this is: request sets sort their operations by it (a field,
+  // because a dynamic_cast per request per poll was a measurable part of a small
+  // message's cost).
+  enum class Kind : uint8_t { kPointToPoint, kCollective };
   // What a finished operation reports: for a receive, the sender's world rank, the
   // message's tag and size, and the sender's rank in the group; for a send, the
   // destination (world and group rank), the tag and the bytes sent.
@@ -37,8 +41,13 @@ class Operation {
   virtual bool cancel() { return false; }
   virtual Result result() const = 0;
 
+  Kind kind() const { return kind_; }
+
  protected:
-  Operation() = default;
+  explicit Operation(Kind kind) : kind_(kind) {}
+
+ private:
+  const Kind kind_;
 };
 
 }  // namespace weft::base

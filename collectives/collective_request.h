@@ -19,7 +19,9 @@ class CollectiveRequest final : public base::Operation {
  public:
   // `timeout`: the group's, for waits that name none.
   CollectiveRequest(std::string description, Timeout timeout)
-      : description_(std::move(description)), timeout_(timeout) {}
+      : base::Operation(Kind::kCollective),
+        description_(std::move(description)),
+        timeout_(timeout) {}
 
   void complete(std::exception_ptr failure) {
     std::lock_guard<std::mutex> lock(mutex_);

@@ -7,9 +7,9 @@
 
 #include <cstring>
 
+#include "base/block_pool.h"
 #include "base/log.h"
 #include "p2p/protocol.h"
-#include "p2p/request_pool.h"
 #include "weft/error.h"
 
 namespace weft::p2p {
@@ -91,7 +91,7 @@ Engine::RequestPtr Engine::make_request(OpKind kind, GroupPtr group, const Tenso
                                         int tag) {
   int peer_world = peer < 0 ? -1 : group->world_ranks[peer];
   // From the request pool: the request and its reference count in one reused block.
-  auto r = std::allocate_shared<RequestState>(PoolAllocator<RequestState>(), kind, this,
+  auto r = std::allocate_shared<RequestState>(base::PoolAllocator<RequestState>(), kind, this,
                                               std::move(group), tensor, peer_world, peer, tag);
   link_pending(r);
   return r;

@@ -39,7 +39,8 @@ class RequestState final : public base::Operation {
  public:
   RequestState(OpKind kind, p2p::Engine* engine, std::shared_ptr<const GroupState> group,
                const Tensor& tensor, int peer_world, int peer, int tag)
-      : kind(kind),
+      : base::Operation(Kind::kPointToPoint),
+        kind(kind),
         engine(engine),
         group(std::move(group)),
         tensor(tensor),

@@ -54,7 +54,11 @@ struct Handles {
   static Request request(std::shared_ptr<base::Operation> state) {
     return Request(std::move(state));
   }
-  // Null for an empty handle.
+  // A send the link took at once (Engine::send_eagerly_now): complete, with no operation.
+  static Request sent(int dst_world, int dst_group, int tag, uint64_t bytes) {
+    return Request(Request::Sent{dst_world, dst_group, tag, bytes});
+  }
+  // Null for an empty handle, and for a sent() one.
   static base::Operation* operation(const Request& request) { return request.state_.get(); }
   static MatchedMessage matched(const ProbeResult& found, std::shared_ptr<void> message) {
     MatchedMessage m;

@@ -49,6 +49,8 @@ struct RecvResult {
 RecvResult recv(const Tensor& tensor, int src = kAnySource, int tag = kAnyTag,
                 const Group& group = Group(), Timeout timeout = kDefaultTimeout);
 
+// A small message that the link to `dst` takes at once gives a Request that is complete
+// already (is_completed() is true, and the buffer may be reused): it has left the buffer.
 Request isend(const Tensor& tensor, int dst, int tag = 0, const Group& group = Group());
 Request irecv(const Tensor& tensor, int src = kAnySource, int tag = kAnyTag,
               const Group& group = Group());

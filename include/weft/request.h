@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 #include "weft/timeout.h"
 
@@ -23,7 +24,7 @@ class Request {
  public:
   Request() = default;  // an empty handle; valid() is false
 
-  bool valid() const { return state_ != nullptr; }
+  bool valid() const { return state_ != nullptr || sent_.has_value(); }
 
   // True once the operation has finished, successfully or not. Never waits for a peer:
   // it makes what progress it can without waiting, then answers. (A receive into a
@@ -53,8 +54,18 @@ class Request {
  private:
   friend struct runtime::Handles;
   explicit Request(std::shared_ptr<base::Operation> state) : state_(std::move(state)) {}
-  // A point-to-point request or an asynchronous collective.
+  // A send whose message the link took at once (a small one): finished from the start,
+  // with no operation behind it, so the handle itself keeps what it reports.
+  struct Sent {
+    int dst;        // world rank
+    int group_dst;  // rank in the send's group
+    int tag;
+    uint64_t bytes;
+  };
+  explicit Request(const Sent& sent) : sent_(sent) {}
+  // A point-to-point request or an asynchronous collective; null for a Sent one.
   std::shared_ptr<base::Operation> state_;
+  std::optional<Sent> sent_;
 };
 
 }  // namespace weft

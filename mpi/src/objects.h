@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "base/block_pool.h"
+
 namespace weft::mpi {
 struct Topology;
 struct Grequest;
@@ -65,6 +67,8 @@ struct MPI_ABI_Group {
 
 struct MPI_ABI_Request {
   static constexpr uint32_t kMagic = 0x57524551;  // "WREQ"
+  // Made and freed once per non-blocking operation: from blocks reused, not the heap.
+  WEFT_BLOCK_POOLED(MPI_ABI_Request)
   uint32_t magic = kMagic;
   weft::Request request;  // not valid() when the operation completed at once
   bool is_receive = false;

@@ -38,6 +38,10 @@ Scan scan(int count, MPI_Request requests[]) {
   std::vector<char> state(count, kInactive);
   std::vector<weft::Request> operations;  // every weft operation of the active requests
   std::vector<int> owner;                 // the request of each
+  // Most requests are one operation each: one allocation per array, not a regrowth.
+  operations.reserve(count);
+  owner.reserve(count);
+  s.done.reserve(count);
   for (int i = 0; i < count; ++i) {
     if (is_inactive(requests[i])) continue;
     ++s.active;

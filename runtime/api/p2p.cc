@@ -115,8 +115,13 @@ Request isend_to(const Tensor& tensor, RankArgument dst_rank, int tag, const Gro
   auto [g, dst] = validate(op, tensor, dst_rank, false, tag, group, "dst");
   if (runtime::on_device(tensor)) [[unlikely]]
     return staged_isend(g, tensor, dst, tag, synchronous);
-  return runtime::Handles::request(
-      runtime::context(op).engine->isend(g, tensor, dst, tag, true, synchronous));
+  p2p::Engine& engine = *runtime::context(op).engine;
+  // A small message the link takes now needs no request: what streams of small sends
+  // cost per message is mostly the request's life cycle.
+  if (!synchronous && engine.send_eagerly_now(*g, tensor, dst, tag)) {
+    return runtime::Handles::sent(g->world_ranks[dst], dst, tag, tensor.bytes());
+  }
+  return runtime::Handles::request(engine.isend(g, tensor, dst, tag, true, synchronous));
 }
 
 Request irecv_from(const Tensor& tensor, RankArgument src_rank, int tag, const Group& group) {

@@ -13,17 +13,29 @@ base::Operation& checked(const std::shared_ptr<base::Operation>& state, const ch
 
 }  // namespace
 
-bool Request::is_completed() const { return checked(state_, "is_completed").test(); }
+// A send that went out at once is complete, cannot be cancelled, and reports what it
+// sent.
+bool Request::is_completed() const { return sent_ || checked(state_, "is_completed").test(); }
 
-void Request::wait(Timeout timeout) const { checked(state_, "wait").wait(timeout); }
+void Request::wait(Timeout timeout) const {
+  if (!sent_) checked(state_, "wait").wait(timeout);
+}
 
-bool Request::cancel() const { return checked(state_, "cancel").cancel(); }
+bool Request::cancel() const { return !sent_ && checked(state_, "cancel").cancel(); }
 
-bool Request::cancelled() const { return checked(state_, "cancelled").result().cancelled; }
+bool Request::cancelled() const {
+  return !sent_ && checked(state_, "cancelled").result().cancelled;
+}
 
-int Request::source() const { return checked(state_, "source").result().source; }
-int Request::group_source() const { return checked(state_, "group_source").result().group_source; }
-int Request::tag() const { return checked(state_, "tag").result().tag; }
-uint64_t Request::bytes() const { return checked(state_, "bytes").result().bytes; }
+int Request::source() const {
+  return sent_ ? sent_->dst : checked(state_, "source").result().source;
+}
+int Request::group_source() const {
+  return sent_ ? sent_->group_dst : checked(state_, "group_source").result().group_source;
+}
+int Request::tag() const { return sent_ ? sent_->tag : checked(state_, "tag").result().tag; }
+uint64_t Request::bytes() const {
+  return sent_ ? sent_->bytes : checked(state_, "bytes").result().bytes;
+}
 
 }  // namespace weft

@@ -22,9 +22,15 @@ using p2p::RequestState;
 // The only reads of Request's private state in this file: which kind of operation a
 // request is, and whether it is done without making progress.
 Operation* operation_of(const Request& request) { return runtime::Handles::operation(request); }
-RequestState* p2p_of(Operation* op) { return dynamic_cast<RequestState*>(op); }
-CollectiveRequest* collective_of(Operation* op) { return dynamic_cast<CollectiveRequest*>(op); }
+RequestState* p2p_of(Operation* op) {
+  return op->kind() == Operation::Kind::kPointToPoint ? static_cast<RequestState*>(op) : nullptr;
+}
+CollectiveRequest* collective_of(Operation* op) {
+  return op->kind() == Operation::Kind::kCollective ? static_cast<CollectiveRequest*>(op) : nullptr;
+}
+// A valid request with no operation (a send that went out at once) is done.
 bool done_now(Operation* op) {
+  if (op == nullptr) return true;
   if (RequestState* s = p2p_of(op)) return s->done.load(std::memory_order_acquire);
   return collective_of(op)->done();
 }
@@ -49,7 +55,7 @@ std::vector<Operation*> pending(std::span<const Request> requests) {
   for (const Request& r : requests) {
     if (!r.valid()) continue;
     Operation* op = operation_of(r);
-    if (!done_now(op)) ops.push_back(op);
+    if (!done_now(op)) ops.push_back(op);  // never null: done_now(nullptr) is true
   }
   return ops;
 }

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <numeric>
+#include <optional>
 #include <span>
 #include <thread>
 #include <vector>
@@ -178,6 +179,39 @@ TEST(PointToPoint, ASynchronousSendCompletesOnlyOnceMatched) {
     weft::recv(weft::view(got), rank, 5);
     s.wait();
     EXPECT_EQ(got, mine);
+    weft::destroy_process_group();
+  }));
+}
+
+TEST(PointToPoint, ASmallSendCompletesAtOnceAndReportsWhatItSent) {
+  expect_all_succeeded(run_ranks(2, [](int rank) {
+    weft::init_process_group();
+    std::vector<int32_t> data{5, 6, 7}, got(3, 0);
+    if (rank == 0) {
+      // The receive is not posted yet, and the send is complete all the same: the
+      // message has left the buffer, which may be reused at once.
+      weft::Request s = weft::isend(weft::view(data), 1, 11);
+      ASSERT_TRUE(s.valid());
+      EXPECT_TRUE(s.is_completed());
+      data.assign(3, -1);
+      EXPECT_FALSE(s.cancel());
+      EXPECT_FALSE(s.cancelled());
+      EXPECT_EQ(s.source(), 1);
+      EXPECT_EQ(s.group_source(), 1);
+      EXPECT_EQ(s.tag(), 11);
+      EXPECT_EQ(s.bytes(), 12u);
+      s.wait();
+      EXPECT_EQ(weft::wait_any(std::span(&s, 1)), std::optional<size_t>(0));
+      EXPECT_EQ(weft::test_some(std::span(&s, 1)), std::vector<size_t>{0});
+      weft::wait_all(std::span(&s, 1));
+      int32_t go = 1;
+      weft::send(weft::view(std::span(&go, 1)), 1, 12);
+    } else {
+      int32_t go = 0;
+      weft::recv(weft::view(std::span(&go, 1)), 0, 12);
+      EXPECT_EQ(weft::recv(weft::view(got), 0, 11).bytes, 12u);
+      EXPECT_EQ(got, (std::vector<int32_t>{5, 6, 7}));
+    }
     weft::destroy_process_group();
   }));
 }

@@ -1,0 +1,116 @@
+#include "base/block_pool.h"
+
+#include <mutex>
+
+namespace weft::base::block_pool {
+namespace {
+
+// Blocks kept for reuse beyond this many go back to the heap: a burst of thousands of
+// outstanding operations does not pin their memory for the life of the process.
+constexpr size_t kMaxFreeBlocks = 4096;
+// Blocks a thread keeps for itself; past that, half go to the process's list at once.
+constexpr size_t kThreadBlocks = 128;
+
+struct FreeBlock {
+  FreeBlock* next;
+};
+
+struct FreeList {
+  FreeBlock* head = nullptr;
+  size_t count = 0;
+
+  void push(FreeBlock* block) {
+    block->next = head;
+    head = block;
+    ++count;
+  }
+  FreeBlock* pop() {
+    FreeBlock* block = head;
+    if (block != nullptr) {
+      head = block->next;
+      --count;
+    }
+    return block;
+  }
+};
+
+struct SharedList {
+  std::mutex mutex;
+  FreeList list;
+};
+
+// Never destroyed: operations may be dropped while static objects are being destroyed.
+SharedList& shared() {
+  static SharedList* list = new SharedList;
+  return *list;
+}
+
+void give_to_shared(FreeBlock* block) {
+  SharedList& s = shared();
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (s.list.count < kMaxFreeBlocks) return s.list.push(block);
+  }
+  ::operator delete(block);
+}
+
+// The thread's own blocks. The pointer, trivially destructible, stays readable after the
+// owner is destroyed at thread exit and says there is no cache any more (null), for the
+// blocks dropped by destructors that run after it.
+struct ThreadCache {
+  FreeList list;
+  ~ThreadCache();
+};
+thread_local ThreadCache* thread_cache = nullptr;
+thread_local bool thread_cache_gone = false;
+
+ThreadCache::~ThreadCache() {
+  thread_cache = nullptr;
+  thread_cache_gone = true;
+  while (FreeBlock* block = list.pop()) give_to_shared(block);
+}
+
+ThreadCache* cache() {
+  if (thread_cache == nullptr && !thread_cache_gone) {
+    thread_local ThreadCache owner;
+    thread_cache = &owner;
+  }
+  return thread_cache;
+}
+
+}  // namespace
+
+void* take() {
+  if (ThreadCache* c = cache()) {
+    if (FreeBlock* block = c->list.pop()) return block;
+  }
+  SharedList& s = shared();
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (FreeBlock* block = s.list.pop()) return block;
+  }
+  return ::operator new(kBlockBytes);
+}
+
+void give_back(void* block) {
+  auto* free = static_cast<FreeBlock*>(block);
+  ThreadCache* c = cache();
+  if (c == nullptr) return give_to_shared(free);
+  c->list.push(free);
+  if (c->list.count > kThreadBlocks) {
+    // One thread that only drops what another makes (a progress thread, say) would
+    // otherwise collect them all: pass half on.
+    SharedList& s = shared();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    while (c->list.count > kThreadBlocks / 2) {
+      FreeBlock* extra = c->list.pop();
+      if (s.list.count < kMaxFreeBlocks) {
+        s.list.push(extra);
+      } else {
+        ::operator delete(extra);
+      }
+    }
+  }
+}
+
+}  // namespace weft::base::block_pool
