@@ -55,27 +55,29 @@ void give_to_shared(FreeBlock* block) {
 }
 
 // The thread's own blocks. The pointer, trivially destructible, stays readable after the
-// owner is destroyed at thread exit and says there is no cache any more (null), for the
-// blocks dropped by destructors that run after it.
+// owner is destroyed at thread exit and then says there is no cache any more (kGone),
+// for the blocks dropped by destructors that run after it. One thread-local variable
+// on the fast path: in a shared library each costs a call to find it.
 struct ThreadCache {
   FreeList list;
   ~ThreadCache();
 };
+ThreadCache* const kGone = reinterpret_cast<ThreadCache*>(alignof(ThreadCache));
 thread_local ThreadCache* thread_cache = nullptr;
-thread_local bool thread_cache_gone = false;
 
 ThreadCache::~ThreadCache() {
-  thread_cache = nullptr;
-  thread_cache_gone = true;
+  thread_cache = kGone;
   while (FreeBlock* block = list.pop()) give_to_shared(block);
 }
 
+// Null once the thread's cache is gone.
 ThreadCache* cache() {
-  if (thread_cache == nullptr && !thread_cache_gone) {
+  ThreadCache* c = thread_cache;
+  if (c == nullptr) [[unlikely]] {
     thread_local ThreadCache owner;
-    thread_cache = &owner;
+    thread_cache = c = &owner;
   }
-  return thread_cache;
+  return c == kGone ? nullptr : c;
 }
 
 }  // namespace

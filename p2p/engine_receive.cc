@@ -207,7 +207,7 @@ void Engine::on_frame(int peer, const FrameHeader& h) {
         take_message_fields(*recv, h);
         recv->stage = OpStage::kStreaming;
         p.incoming.to = Incoming::To::kRecv;
-        p.incoming.recv = recv;
+        p.incoming.recv = std::move(recv);
         return;
       }
       auto message = new_message();

@@ -51,6 +51,17 @@ class Request {
   int tag() const;
   uint64_t bytes() const;
 
+  // All of the above at once (one look at the operation instead of five), for a
+  // completed request.
+  struct Outcome {
+    int source;
+    int group_source;
+    int tag;
+    uint64_t bytes;
+    bool cancelled;
+  };
+  Outcome outcome() const;
+
  private:
   friend struct runtime::Handles;
   explicit Request(std::shared_ptr<base::Operation> state) : state_(std::move(state)) {}

@@ -67,14 +67,7 @@ int world_rank_or_unknown() {
   return lib.runtime_started ? weft::get_rank() : -1;
 }
 
-MPI_ABI_Request& request_of(MPI_Request request) {
-  auto address = reinterpret_cast<uintptr_t>(request);
-  if (request == MPI_REQUEST_NULL || address < 0x1000 ||
-      reinterpret_cast<MPI_ABI_Request*>(request)->magic != MPI_ABI_Request::kMagic) {
-    throw MpiError(MPI_ERR_REQUEST, "not a valid request");
-  }
-  return *reinterpret_cast<MPI_ABI_Request*>(request);
-}
+void throw_invalid_request() { throw MpiError(MPI_ERR_REQUEST, "not a valid request"); }
 
 void reap_detached() {
   auto& detached = library().detached;

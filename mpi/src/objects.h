@@ -169,8 +169,17 @@ int world_rank_or_unknown();
 // for MPI_GROUP_NULL or garbage. `what` names the argument in the message.
 MPI_ABI_Group& group_of(MPI_Group group, const char* what = "group");
 
-// The request behind a handle; MpiError(MPI_ERR_REQUEST) for garbage.
-MPI_ABI_Request& request_of(MPI_Request request);
+// The request behind a handle; MpiError(MPI_ERR_REQUEST) for garbage. Inline: every
+// wait and test looks each of its requests up several times.
+[[noreturn]] void throw_invalid_request();
+inline MPI_ABI_Request& request_of(MPI_Request request) {
+  auto address = reinterpret_cast<uintptr_t>(request);
+  if (request == MPI_REQUEST_NULL || address < 0x1000 ||
+      reinterpret_cast<MPI_ABI_Request*>(request)->magic != MPI_ABI_Request::kMagic) {
+    throw_invalid_request();
+  }
+  return *reinterpret_cast<MPI_ABI_Request*>(request);
+}
 
 // Forgets detached requests that have completed.
 void reap_detached();

@@ -22,10 +22,10 @@ void fill_status(const MPI_ABI_Request& r, MPI_Status* status) {
     set_empty_status(status);
   } else if (r.proc_null) {
     set_proc_null_status(status);
-  } else {
-    set_status(status, r.request.group_source() - r.source_offset, r.request.tag(),
-               r.request.bytes());
-    if (r.request.cancelled()) set_cancelled(status);
+  } else if (status != MPI_STATUS_IGNORE) {
+    weft::Request::Outcome outcome = r.request.outcome();
+    set_status(status, outcome.group_source - r.source_offset, outcome.tag, outcome.bytes);
+    if (outcome.cancelled) set_cancelled(status);
   }
 }
 

@@ -38,4 +38,10 @@ uint64_t Request::bytes() const {
   return sent_ ? sent_->bytes : checked(state_, "bytes").result().bytes;
 }
 
+Request::Outcome Request::outcome() const {
+  if (sent_) return {sent_->dst, sent_->group_dst, sent_->tag, sent_->bytes, false};
+  base::Operation::Result r = checked(state_, "outcome").result();
+  return {r.source, r.group_source, r.tag, r.bytes, r.cancelled};
+}
+
 }  // namespace weft

@@ -200,6 +200,12 @@ TEST(PointToPoint, ASmallSendCompletesAtOnceAndReportsWhatItSent) {
       EXPECT_EQ(s.group_source(), 1);
       EXPECT_EQ(s.tag(), 11);
       EXPECT_EQ(s.bytes(), 12u);
+      weft::Request::Outcome outcome = s.outcome();
+      EXPECT_EQ(outcome.source, 1);
+      EXPECT_EQ(outcome.group_source, 1);
+      EXPECT_EQ(outcome.tag, 11);
+      EXPECT_EQ(outcome.bytes, 12u);
+      EXPECT_FALSE(outcome.cancelled);
       s.wait();
       EXPECT_EQ(weft::wait_any(std::span(&s, 1)), std::optional<size_t>(0));
       EXPECT_EQ(weft::test_some(std::span(&s, 1)), std::vector<size_t>{0});
@@ -227,6 +233,7 @@ TEST(PointToPoint, CancelWithdrawsOnlyAReceiveNothingHasMatched) {
       EXPECT_TRUE(first.cancel());
       EXPECT_TRUE(first.is_completed());
       EXPECT_TRUE(first.cancelled());
+      EXPECT_TRUE(first.outcome().cancelled);
       first.wait();
       EXPECT_EQ(a, std::vector<int32_t>(4, -1));
       EXPECT_FALSE(first.cancel());  // already complete
@@ -239,6 +246,8 @@ TEST(PointToPoint, CancelWithdrawsOnlyAReceiveNothingHasMatched) {
       second.wait();
       EXPECT_FALSE(second.cancel());
       EXPECT_FALSE(second.cancelled());
+      EXPECT_EQ(second.outcome().bytes, sent.size() * sizeof(int32_t));
+      EXPECT_EQ(second.outcome().source, 1);
       EXPECT_EQ(a, sent);
     } else {
       int32_t go = 0;
