@@ -155,6 +155,13 @@ class Engine final : public transport::LinkHandler {
   int world_size() const { return static_cast<int>(peers_.size()); }
   // "rank 3 (host:pid)"
   std::string peer_name(int world_rank) const;
+  // "all_reduce (op max, float32, 1000 elements)" for a collective's call stamp.
+  std::string describe_call(uint64_t stamp) const;
+  // The one sentence of every DesyncError: "<one> called <its call> where <other> called
+  // <its call>: the ranks disagree about this collective" (or, for equal stamps, that
+  // they called it with different counts).
+  std::string disagreement(const std::string& one, uint64_t one_stamp, const std::string& other,
+                           uint64_t other_stamp) const;
   // The PeerError of an operation `context` that involves failed peer `world_peer`: its
   // culprit is the failure's, which for a peer that left after another failed is that
   // other one (the root cause), not the peer that left.
@@ -283,10 +290,6 @@ class Engine final : public transport::LinkHandler {
                                uint64_t stamp) const;
   // kDesync from `peer`.
   void on_desync_frame(int peer, const transport::FrameHeader& h);
-  std::string describe_call(uint64_t stamp) const;
-  // "<one> called <its call> where <other> called <its call>: the ranks disagree ...".
-  std::string disagreement(const std::string& one, uint64_t one_stamp, const std::string& other,
-                           uint64_t other_stamp) const;
   void take_message_fields(p2p::RequestState& recv, const transport::FrameHeader& header);
   void consume_credit(int world_peer, uint64_t bytes);
   void send_control(int world_peer, const transport::FrameHeader& header);

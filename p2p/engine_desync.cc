@@ -22,8 +22,12 @@ std::string Engine::describe_call(uint64_t stamp) const {
 
 std::string Engine::disagreement(const std::string& one, uint64_t one_stamp,
                                  const std::string& other, uint64_t other_stamp) const {
-  return one + " called " + describe_call(one_stamp) + " where " + other + " called " +
-         describe_call(other_stamp) + ": the ranks disagree about this collective";
+  const std::string calls =
+      one_stamp == other_stamp
+          ? one + " and " + other + " called " + describe_call(one_stamp) + " with other counts"
+          : one + " called " + describe_call(one_stamp) + " where " + other + " called " +
+                describe_call(other_stamp);
+  return calls + ": the ranks disagree about this collective";
 }
 
 base::Failure Engine::stamp_mismatch(const FrameHeader& h, int world_peer, uint64_t stamp) const {
@@ -48,6 +52,7 @@ void Engine::found_desync(uint32_t comm_id, const base::Failure& why, const Fram
   tell.src = world_peer;
   tell.send_id = h.recv_id;
   tell.recv_id = c.calls[static_cast<uint32_t>(h.tag) % c.calls.size()].stamp;
+  tell.offset = static_cast<uint64_t>(rank_);
   for (int w : c.members) {
     if (w != rank_) send_control(w, tell);
   }
@@ -55,12 +60,20 @@ void Engine::found_desync(uint32_t comm_id, const base::Failure& why, const Fram
 }
 
 void Engine::on_desync_frame(int peer, const FrameHeader& h) {
-  const bool known_source = h.src >= 0 && h.src < world_size();
-  const std::string source = !known_source    ? "a rank"
-                             : h.src == rank_ ? "this rank"
-                                              : peer_name(h.src);
+  Comm& c = comm(h.comm);
+  if (c.desync) return;
+  auto known = [&](uint64_t rank) { return rank < static_cast<uint64_t>(world_size()); };
+  auto name = [&](int rank) { return rank == rank_ ? std::string("this rank") : peer_name(rank); };
+  const int finder = known(h.offset) ? static_cast<int>(h.offset) : peer;
+  const std::string source = known(static_cast<uint32_t>(h.src)) ? name(h.src) : "a rank";
+  // Passed on to the other members before anything else goes to them: a member that this
+  // rank's leaving (after the error) reached before the finder's word would blame the
+  // leaving instead of the desync. On each link the word now comes first.
+  for (int w : c.members) {
+    if (w != rank_ && w != peer && w != finder) send_control(w, h);
+  }
   desync(h.comm,
-         base::Failure(ErrorCode::kDesync, peer_name(peer) + " found that " +
+         base::Failure(ErrorCode::kDesync, name(finder) + " found that " +
                                                disagreement(source, h.send_id, "it", h.recv_id)));
 }
 

@@ -34,9 +34,10 @@ enum class FrameKind : uint8_t {
   kGoodbye,    // the sender is leaving the job; src: the world rank whose failure it had
                // seen (the root cause of its leaving), or -1
   kAbort,      // the sender called weft::abort: every pending operation fails
-  kDesync,     // the sender found the ranks in disagreement about the collective (comm,
-               // tag): src, the world rank whose message showed it; send_id, that
-               // message's call stamp; recv_id, the sender's own
+  kDesync,     // the ranks disagree about the collective (comm, tag): src, the world
+               // rank whose message showed it; send_id, that message's call stamp;
+               // recv_id, the finder's own; offset, the finder's world rank (the sender,
+               // or a rank that passes on what the finder told it)
 };
 
 const char* frame_kind_name(uint8_t kind);

@@ -20,7 +20,7 @@ void copy_bytes(std::byte* dst, const std::byte* src, uint64_t bytes) {
 
 }  // namespace
 
-uint64_t signature(const CollectiveSpec& spec) {
+SharedArena::Signature signature(const CollectiveSpec& spec) {
   // Not a strong hash, only one that any difference is very unlikely to cancel out in;
   // it runs on every call, so it mixes words rather than bytes.
   auto mix = [](uint64_t h, uint64_t v) {
@@ -28,11 +28,10 @@ uint64_t signature(const CollectiveSpec& spec) {
     return h * 0xff51afd7ed558ccdull;
   };
   // The call stamp says what every member must agree on (and leaves a rooted reduce's
-  // op out, as the engine's checks do); the arena adds the counts of every form.
-  uint64_t h = mix(call_stamp(spec), static_cast<uint64_t>(spec.size));
-  h = mix(h, spec.count);
+  // op out, as the engine's checks do); the shape adds the counts of every form.
+  uint64_t h = mix(static_cast<uint64_t>(spec.size), spec.count);
   for (const Block& b : spec.blocks) h = mix(h, b.count);
-  return h;
+  return {call_stamp(spec), static_cast<uint32_t>(h ^ (h >> 32))};
 }
 
 void barrier(const CollectiveSpec& spec, const Buffers&, SharedArena& arena,

@@ -12,8 +12,8 @@
 
 namespace weft::collectives::arena {
 
-// What every member of a call agrees on, hashed: compared in every round.
-uint64_t signature(const CollectiveSpec& spec);
+// What every member of a call agrees on: compared in every round.
+SharedArena::Signature signature(const CollectiveSpec& spec);
 
 using Runner = void (*)(const CollectiveSpec& spec, const Buffers& buffers, SharedArena& arena,
                         SharedArena::Call& call);

@@ -17,9 +17,9 @@ namespace weft::collectives {
 // One member's control block: a line of counters, and one stage line per parity. All
 // of it is written by that member only.
 struct alignas(64) SharedArena::StageLine {
-  std::atomic<uint32_t> round;  // the last round of this parity the member published
-  uint32_t unused;
-  uint64_t signature;            // of that round's call
+  std::atomic<uint32_t> round;   // the last round of this parity the member published
+  uint32_t shape;                // that round's call's signature: the shape hash
+  uint64_t stamp;                // and its stamp
   std::byte data[kInlineBytes];  // that round's data, when it is this small
 };
 struct alignas(ArenaLayout::kControlBytes) SharedArena::Control {
@@ -27,7 +27,11 @@ struct alignas(ArenaLayout::kControlBytes) SharedArena::Control {
   std::atomic<uint32_t> consumed;             // the last round this member finished reading
   std::atomic<uint32_t> failed;               // an ArenaFailure: this member gave up
   std::atomic<uint32_t> sleepers;             // members sleeping on one of its counters
-  int32_t culprit;  // kPeer: the world rank whose failure it saw; kTimeout: the one it waited for
+  // kPeer: the world rank whose failure it saw; kTimeout: the one it waited for; kDesync:
+  // the one whose call differed from the finder's (-1: not known).
+  int32_t culprit;
+  int32_t desync_finder;      // kDesync: the world rank that found it (this one, or another)
+  uint64_t desync_stamps[2];  // kDesync: the culprit's call and the finder's
   StageLine stage[2];
 };
 static_assert(std::atomic<uint32_t>::is_always_lock_free);
@@ -168,6 +172,12 @@ void SharedArena::mark_failed(const std::exception& e) {
   }
   Control& mine = control(member_);
   mine.culprit = culprit;  // published by the store of `failed`
+  if (kind == ArenaFailure::kDesync && desync_seen_.culprit >= 0) {
+    mine.culprit = desync_seen_.culprit;
+    mine.desync_finder = desync_seen_.finder;
+    mine.desync_stamps[0] = desync_seen_.culprit_stamp;
+    mine.desync_stamps[1] = desync_seen_.finder_stamp;
+  }
   mine.failed.store(static_cast<uint32_t>(kind), std::memory_order_seq_cst);
   // Whoever sleeps on one of this member's counters wakes to see the flag.
   futex_wake_all(mine.stage[0].round);
@@ -202,7 +212,8 @@ uint32_t SharedArena::begin_round(Call& call) {
 void SharedArena::publish_staged(Call& call, uint32_t round) {
   Control& mine = control(member_);
   StageLine& line = mine.stage[round & 1u];
-  line.signature = call.signature;
+  line.shape = call.signature.shape;
+  line.stamp = call.signature.stamp;
   publish(line.round, round, mine);
 }
 
@@ -225,11 +236,15 @@ void SharedArena::wait_staged(Call& call, int member, uint32_t round) {
   // A member publishes round r only after it has consumed r - 1: this spares begin_round a
   // look at its counters (another cache line) in the next round.
   if (!reached(known_consumed_[member], round - 1)) known_consumed_[member] = round - 1;
-  if (line.signature != call.signature) [[unlikely]] {
-    throw DesyncError("rank " + std::to_string(world_ranks_[member]) +
-                      " is in another collective, or the same one with other counts, dtype, op "
-                      "or root: the ranks disagree about this collective");
-  }
+  if (line.stamp != call.signature.stamp || line.shape != call.signature.shape) [[unlikely]]
+    throw_desync(call, member, {line.stamp, line.shape});
+}
+
+void SharedArena::throw_desync(Call& call, int member, const Signature& theirs) {
+  const int world_rank = world_ranks_[member];
+  desync_seen_ = {world_ranks_[member_], world_rank, theirs.stamp, call.signature.stamp};
+  throw DesyncError(call.engine->disagreement(call.engine->peer_name(world_rank), theirs.stamp,
+                                              "this rank", call.signature.stamp));
 }
 
 void SharedArena::wait_reduced(Call& call, int member, uint32_t round) {
@@ -292,8 +307,24 @@ void SharedArena::check_flags(Call& call, std::chrono::steady_clock::time_point 
     const std::string who =
         "rank " + std::to_string(world_ranks_[m]) + " gave up on a collective of this group";
     switch (failed) {
-      case ArenaFailure::kDesync:
-        throw DesyncError(who + ": it found that the ranks disagree about this collective");
+      case ArenaFailure::kDesync: {
+        // Passed on as it was found (by this member or by another that it learnt from),
+        // so that every member names the same two calls.
+        const DesyncSeen seen{theirs.desync_finder, theirs.culprit, theirs.desync_stamps[0],
+                              theirs.desync_stamps[1]};
+        auto known = [&](int rank) { return rank >= 0 && rank < call.engine->world_size(); };
+        if (!known(seen.culprit) || !known(seen.finder)) {
+          throw DesyncError(who + ": it found that the ranks disagree about this collective");
+        }
+        desync_seen_ = seen;
+        auto name = [&](int rank) {
+          return rank == world_ranks_[member_] ? std::string("this rank")
+                                               : call.engine->peer_name(rank);
+        };
+        throw DesyncError(name(seen.finder) + " found that " +
+                          call.engine->disagreement(name(seen.culprit), seen.culprit_stamp, "it",
+                                                    seen.finder_stamp));
+      }
       case ArenaFailure::kTimeout:
         if (theirs.culprit >= 0 && theirs.culprit < call.engine->world_size()) {
           // This member was waiting on the same round: it waited for that rank too.

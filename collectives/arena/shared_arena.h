@@ -12,7 +12,8 @@
 //      line of that parity) and publishes r there with the signature of the call
 //      (collective, op, dtype, counts, root),
 //   3. reads what it needs once the others have published r (reduced r, for the sliced
-//      all_reduce), checking their signature: a different one is a DesyncError, and
+//      all_reduce), checking their signature: a different one is a DesyncError naming
+//      both calls, which the member that found it publishes for the others, and
 //   4. marks r consumed.
 // Counters are 32 bits, compared modulo 2^32. Waits spin briefly, then sleep on a futex
 // of the counter (writers wake only when someone sleeps on it), and keep checking the
@@ -112,10 +113,19 @@ class SharedArena {
     bool held_ = true;
   };
 
+  // What a member publishes with each round, for the others to compare with their own:
+  // the call's stamp (collectives/call_stamp.h), which a DesyncError describes, and a
+  // hash of what the stamp leaves out (the group's size, the counts of every form).
+  struct Signature {
+    uint64_t stamp = 0;
+    uint32_t shape = 0;
+    bool operator==(const Signature&) const = default;
+  };
+
   // What one collective call needs while it runs its rounds.
   struct Call {
     p2p::Engine* engine = nullptr;
-    uint64_t signature = 0;
+    Signature signature;
     std::chrono::milliseconds timeout{};
     // Taken from `timeout` when a wait first has to check it: most calls never read
     // the clock.
@@ -165,6 +175,9 @@ class SharedArena {
   void check_flags(Call& call, std::chrono::steady_clock::time_point now, uint32_t round,
                    int waiting_for, const char* what);
   void check_links(Call& call);
+  // The DesyncError of `member`'s round published with `theirs`; remembered for
+  // mark_failed, which tells the others both calls.
+  [[noreturn]] void throw_desync(Call& call, int member, const Signature& theirs);
   void publish(std::atomic<uint32_t>& counter, uint32_t value, Control& mine);
 
   transport::shm::Segment segment_;
@@ -185,6 +198,16 @@ class SharedArena {
   // The world rank this member's last timeout waited for, passed on to the others
   // with the failure so that they name it too; -1: none.
   std::atomic<int> timed_out_waiting_for_{-1};
+  // The last disagreement this member found or learnt of from another member: the world
+  // rank that found it, the one whose call differed (-1: none known), and the stamps of
+  // both calls. Written and read by the thread running the collective.
+  struct DesyncSeen {
+    int finder = -1;
+    int culprit = -1;
+    uint64_t culprit_stamp = 0;
+    uint64_t finder_stamp = 0;
+  };
+  DesyncSeen desync_seen_;
   std::atomic<bool> broken_{false};  // read on every call; the reason under the mutex
   mutable std::mutex failure_mutex_;
   std::string broken_reason_;

@@ -172,11 +172,37 @@ TEST(Arena, DifferentCountsAreADesyncErrorOnBothRanks) {
           all_reduce(view(v), ReduceOp::kSum, Group(), std::chrono::seconds(20));
           ADD_FAILURE() << "all_reduce of 5000 against 6000 elements succeeded";
         } catch (const DesyncError& e) {
-          EXPECT_NE(std::string(e.what()).find("disagree"), std::string::npos) << e.what();
+          // Both calls, described by the one who found it or by the other.
+          const std::string what = e.what();
+          EXPECT_NE(what.find("disagree"), std::string::npos) << what;
+          EXPECT_NE(what.find("all_reduce (op sum, float32, 5000 elements)"), std::string::npos)
+              << what;
+          EXPECT_NE(what.find("all_reduce (op sum, float32, 6000 elements)"), std::string::npos)
+              << what;
         }
         destroy_process_group();
       },
       options));
+}
+
+TEST(Arena, AllGatherOfOtherCountsIsADesyncErrorSayingSo) {
+  expect_all_succeeded(run_ranks(2, [](int rank) {
+    init_process_group();
+    ASSERT_TRUE(world_has_arena());
+    // The same call but for its count, which the stamp leaves out for all_gather: the
+    // shape in the signature tells them apart.
+    const size_t count = rank == 0 ? 4 : 6;
+    std::vector<int32_t> in(count, rank), out(2 * count, -1);
+    try {
+      all_gather(view(in), view(out), Group(), std::chrono::seconds(20));
+      ADD_FAILURE() << "all_gather of 4 against 6 elements succeeded";
+    } catch (const DesyncError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("called all_gather (int32) with other counts"), std::string::npos)
+          << what;
+    }
+    destroy_process_group();
+  }));
 }
 
 TEST(Arena, AReduceCombinesWithTheRootsOperationWhateverTheOthersPass) {

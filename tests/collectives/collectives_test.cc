@@ -289,8 +289,10 @@ TEST(CollectiveErrors, DifferentCollectivesAreADesyncErrorOnBothRanks) {
 // call stamps on the wire (collectives/call_stamp.h), or the arena's signatures, show
 // that the ranks' calls differ, and whichever rank sees it first tells the others. A
 // rank with nothing to receive (a root of broadcast in its own view) may have returned
-// before: its next collective on the group fails.
-void expect_desync_on_every_rank(int ranks, const std::function<void(int rank)>& call) {
+// before: its next collective on the group fails. Each rank's message describes both
+// calls, on every transport: it contains each of `both_calls`.
+void expect_desync_on_every_rank(int ranks, const std::function<void(int rank)>& call,
+                                 const std::vector<std::string>& both_calls) {
   expect_all_succeeded(run_ranks(ranks, [&](int rank) {
     init_process_group();
     try {
@@ -298,43 +300,59 @@ void expect_desync_on_every_rank(int ranks, const std::function<void(int rank)>&
       barrier(Group(), std::chrono::seconds(20));
       ADD_FAILURE() << "rank " << rank << ": mismatched collectives succeeded";
     } catch (const DesyncError& e) {
-      EXPECT_NE(std::string(e.what()).find("disagree"), std::string::npos) << e.what();
+      const std::string what = e.what();
+      EXPECT_NE(what.find("disagree"), std::string::npos) << what;
+      for (const std::string& named : both_calls) {
+        EXPECT_NE(what.find(named), std::string::npos) << "rank " << rank << ": " << what;
+      }
     }
     destroy_process_group();
   }));
 }
 
 TEST(CollectiveErrors, DifferentOpsAreADesyncErrorOnEveryRank) {
-  expect_desync_on_every_rank(4, [](int rank) {
-    std::vector<float> v(1000, 1.0f);
-    all_reduce(view(v), rank == 2 ? ReduceOp::kMax : ReduceOp::kSum, Group(),
-               std::chrono::seconds(20));
-  });
+  expect_desync_on_every_rank(4,
+                              [](int rank) {
+                                std::vector<float> v(1000, 1.0f);
+                                all_reduce(view(v), rank == 2 ? ReduceOp::kMax : ReduceOp::kSum,
+                                           Group(), std::chrono::seconds(20));
+                              },
+                              {"all_reduce (op max, float32, 1000 elements)",
+                               "all_reduce (op sum, float32, 1000 elements)"});
 }
 
 TEST(CollectiveErrors, AllReduceAgainstBroadcastIsADesyncErrorOnEveryRank) {
-  expect_desync_on_every_rank(4, [](int rank) {
-    std::vector<float> v(1000, 1.0f);
-    if (rank == 1) {
-      broadcast(view(v), 0, Group(), std::chrono::seconds(20));
-    } else {
-      all_reduce(view(v), ReduceOp::kSum, Group(), std::chrono::seconds(20));
-    }
-  });
+  expect_desync_on_every_rank(4,
+                              [](int rank) {
+                                std::vector<float> v(1000, 1.0f);
+                                if (rank == 1) {
+                                  broadcast(view(v), 0, Group(), std::chrono::seconds(20));
+                                } else {
+                                  all_reduce(view(v), ReduceOp::kSum, Group(),
+                                             std::chrono::seconds(20));
+                                }
+                              },
+                              {"called broadcast (", "called all_reduce ("});
 }
 
 TEST(CollectiveErrors, DifferentRootsOfBroadcastAreADesyncErrorOnEveryRank) {
-  expect_desync_on_every_rank(4, [](int rank) {
-    std::vector<float> v(1000, float(rank));
-    broadcast(view(v), rank == 3 ? 1 : 0, Group(), std::chrono::seconds(20));
-  });
+  expect_desync_on_every_rank(4,
+                              [](int rank) {
+                                std::vector<float> v(1000, float(rank));
+                                broadcast(view(v), rank == 3 ? 1 : 0, Group(),
+                                          std::chrono::seconds(20));
+                              },
+                              {"root: group rank 0", "root: group rank 1"});
 }
 
 TEST(CollectiveErrors, DifferentRootsOfReduceAreADesyncErrorOnEveryRank) {
-  expect_desync_on_every_rank(4, [](int rank) {
-    std::vector<float> v(1000, 1.0f);
-    reduce(view(v), rank == 0 ? 0 : 2, ReduceOp::kSum, Group(), std::chrono::seconds(20));
-  });
+  expect_desync_on_every_rank(4,
+                              [](int rank) {
+                                std::vector<float> v(1000, 1.0f);
+                                reduce(view(v), rank == 0 ? 0 : 2, ReduceOp::kSum, Group(),
+                                       std::chrono::seconds(20));
+                              },
+                              {"root: group rank 0", "root: group rank 2"});
 }
 
 TEST(CollectiveErrors, DifferentNewGroupListsAreADesyncError) {

@@ -106,9 +106,7 @@ bool TcpLink::abandon(void* cookie) {
 
 void TcpLink::progress() {
   if (!failed()) {
-    in_read_ = true;
     read();
-    in_read_ = false;
     if (!write_failure_.empty()) fail(write_failure_);
   }
   socket_full_ = false;  // the one place that tries a full socket again
@@ -117,7 +115,12 @@ void TcpLink::progress() {
 }
 
 void TcpLink::write_failed(const std::string& why) {
-  if (!in_read_) return fail(why);
+  // Not a failure yet: the peer's last frames may be waiting in the socket. A peer that
+  // closed its end while our data was on the way reset the connection, and a send
+  // learns that first, before anything has read what the peer sent before it closed (a
+  // goodbye saying why it left, a desync it found). The next progress() reads them,
+  // then fails the link; the socket, reset, stays readable until then, so the engine's
+  // poll calls it soon. Writing stops here.
   if (write_failure_.empty()) write_failure_ = why;
 }
 

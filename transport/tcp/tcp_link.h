@@ -38,7 +38,9 @@ class TcpLink final : public transport::Link {
   void end_burst() override;
 
   int poll_fd() const override { return fd_.get(); }
-  bool wants_write() const override { return current_.has_value() || !queue_.empty(); }
+  bool wants_write() const override {
+    return write_failure_.empty() && (current_.has_value() || !queue_.empty());
+  }
   void drain_and_close(int timeout_ms) override;
 
   // System calls that wrote (or tried to write) frames, for tests and benchmarks.
@@ -70,8 +72,7 @@ class TcpLink final : public transport::Link {
   // writes again.
   bool socket_full_ = false;
   uint64_t write_calls_ = 0;
-  bool in_read_ = false;
-  std::string write_failure_;  // a write failure read() has yet to report; empty: none
+  std::string write_failure_;  // a write failure progress() has yet to report; empty: none
 
   // Read side.
   std::vector<std::byte> staging_;
