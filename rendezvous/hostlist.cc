@@ -61,8 +61,12 @@ class Parser {
       if (at == list_.size()) break;
       ++at;  // past the ','
     }
+    hosts_ = hosts;
     return items;
   }
+
+  // The hosts the list names; after parse().
+  uint64_t hosts() const { return hosts_; }
 
  private:
   // Reads one item from `at` up to a top-level ',' or the end of the list.
@@ -169,6 +173,7 @@ class Parser {
 
   const std::string& list_;
   const std::string& what_;
+  uint64_t hosts_ = 0;
 };
 
 // `value` in decimal, zero-padded to at least `width` digits.
@@ -219,6 +224,12 @@ std::vector<std::string> expand_hostlist(const std::string& list, const std::str
   std::vector<std::string> hosts;
   for (const Item& item : Parser(list, what).parse()) expand_item(item, hosts);
   return hosts;
+}
+
+size_t count_hosts(const std::string& list, const std::string& what) {
+  Parser parser(list, what);
+  parser.parse();
+  return parser.hosts();
 }
 
 std::string first_host(const std::string& list, const std::string& what) {

@@ -30,6 +30,10 @@ inline constexpr size_t kMaxHosts = 1000000;
 std::vector<std::string> expand_hostlist(const std::string& list,
                                          const std::string& what = "SLURM_STEP_NODELIST");
 
+// How many hosts `list` names, without expanding it: accepts exactly the lists
+// expand_hostlist() accepts, and returns the size of its expansion.
+size_t count_hosts(const std::string& list, const std::string& what = "SLURM_STEP_NODELIST");
+
 // The first host `list` names, without expanding the rest. The whole list is still
 // checked, so it accepts exactly the lists expand_hostlist() accepts.
 std::string first_host(const std::string& list, const std::string& what = "SLURM_STEP_NODELIST");

@@ -69,6 +69,10 @@ inline void cpu_relax() {
 constexpr long kSleepSliceNs = 1'000'000;  // futex sleeps; liveness is checked after each
 constexpr unsigned kSpinsPerCheck = 1024;  // spins between checks of flags and the clock
 constexpr unsigned kSpinsPerYield = 32;    // oversubscribed: spins between yields
+// Spinning longer than this, a member yields its core, and again each time this much
+// more has passed: the member it waits for may be runnable on the same core (as in
+// p2p::Engine's waits).
+constexpr auto kYieldAfter = std::chrono::microseconds(20);
 
 }  // namespace
 
@@ -261,6 +265,7 @@ void SharedArena::wait_for(Call& call, int member, std::atomic<uint32_t>& word, 
   // spin instead of a long one.
   const unsigned spins = options_.oversubscribed ? kSpinsPerYield : kSpinsPerCheck;
   std::optional<std::chrono::steady_clock::time_point> spin_until;
+  std::chrono::steady_clock::time_point yield_from;
   while (true) {
     for (unsigned i = 0; i < spins; ++i) {
       if (reached(word.load(std::memory_order_acquire), round)) return;
@@ -269,13 +274,22 @@ void SharedArena::wait_for(Call& call, int member, std::atomic<uint32_t>& word, 
     // While spinning, only what costs no system call: the others' failure flags and the
     // clock (read through the vDSO). The engine's links are polled once the spin is over.
     auto now = std::chrono::steady_clock::now();
-    if (!spin_until) spin_until = now + options_.spin;
+    if (!spin_until) {
+      spin_until = now + options_.spin;
+      yield_from = now + kYieldAfter;
+    }
     try {
       check_flags(call, now, round, member, what);
       if (now < *spin_until) {
-        // Oversubscribed, after a bounded spin: giving the core to the member we wait for
-        // is the point, as sleeping is once the spin is over.
-        if (options_.oversubscribed) sched_yield();
+        // Oversubscribed, or after a while: giving the core to the member we wait for
+        // (it may be waiting for this core) is the point, as sleeping is once the spin
+        // is over.
+        if (options_.oversubscribed) {
+          sched_yield();
+        } else if (now >= yield_from) {
+          sched_yield();
+          yield_from = now + kYieldAfter;
+        }
         continue;
       }
       check_links(call);

@@ -1,4 +1,4 @@
-// expand_hostlist() and first_host(): Slurm hostlist syntax, padding, cartesian
+// expand_hostlist(), count_hosts() and first_host(): Slurm hostlist syntax, padding, cartesian
 // products, the host limit, and the message of every kind of malformed list.
 #include "rendezvous/hostlist.h"
 
@@ -11,6 +11,7 @@
 
 namespace {
 
+using weft::rendezvous::count_hosts;
 using weft::rendezvous::expand_hostlist;
 using weft::rendezvous::first_host;
 using weft::rendezvous::kMaxHosts;
@@ -73,6 +74,15 @@ TEST(Hostlist, ExactlyTheLimitIsAllowed) {
   EXPECT_EQ(hosts.front(), "n1x1");
   EXPECT_EQ(hosts[1000], "n2x1");
   EXPECT_EQ(hosts.back(), "n1000x1000");
+}
+
+TEST(Hostlist, CountHostsIsTheSizeOfTheExpansionAndRefusesTheSameLists) {
+  EXPECT_EQ(count_hosts("node[01-03,7],gpu5,rack[1-2]-n[3-4]", "X"), 9u);
+  EXPECT_EQ(count_hosts("b,a,n[3,1-2],a", "X"), 6u);
+  EXPECT_EQ(count_hosts("n[1-1000]x[1-1000]", "X"), kMaxHosts);
+  EXPECT_THROW(count_hosts("n[1-1000]x[1-1000],extra", "X"), weft::InvalidArgument);
+  EXPECT_THROW(count_hosts("node[1-", "X"), weft::InvalidArgument);
+  EXPECT_THROW(count_hosts("", "X"), weft::InvalidArgument);
 }
 
 TEST(Hostlist, MoreThanTheLimitIsRefusedBeforeExpanding) {
