@@ -21,7 +21,7 @@ using weft::rendezvous::expand_hostlist;
 using weft::rendezvous::first_host;
 
 namespace {
-constexpr size_t kMaxExpanded = 4096;
+constexpr size_t kMaxExpanded = 512;
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
