@@ -162,6 +162,10 @@ class Engine final : public transport::LinkHandler {
   // they called it with different counts).
   std::string disagreement(const std::string& one, uint64_t one_stamp, const std::string& other,
                            uint64_t other_stamp) const;
+  // A desync passed on: "<finder> found that <culprit> called ... where it called ...",
+  // with this rank as "this rank" and a world rank out of range as "a rank".
+  std::string found_disagreement(int finder, int culprit, uint64_t culprit_stamp,
+                                 uint64_t finder_stamp) const;
   // The PeerError of an operation `context` that involves failed peer `world_peer`: its
   // culprit is the failure's, which for a peer that left after another failed is that
   // other one (the root cause), not the peer that left.

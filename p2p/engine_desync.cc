@@ -30,6 +30,16 @@ std::string Engine::disagreement(const std::string& one, uint64_t one_stamp,
   return calls + ": the ranks disagree about this collective";
 }
 
+std::string Engine::found_disagreement(int finder, int culprit, uint64_t culprit_stamp,
+                                       uint64_t finder_stamp) const {
+  auto name = [&](int rank) {
+    if (rank < 0 || rank >= world_size()) return std::string("a rank");
+    return rank == rank_ ? std::string("this rank") : peer_name(rank);
+  };
+  return name(finder) + " found that " +
+         disagreement(name(culprit), culprit_stamp, "it", finder_stamp);
+}
+
 base::Failure Engine::stamp_mismatch(const FrameHeader& h, int world_peer, uint64_t stamp) const {
   return {ErrorCode::kDesync, disagreement(peer_name(world_peer), h.recv_id, "this rank", stamp)};
 }
@@ -62,19 +72,16 @@ void Engine::found_desync(uint32_t comm_id, const base::Failure& why, const Fram
 void Engine::on_desync_frame(int peer, const FrameHeader& h) {
   Comm& c = comm(h.comm);
   if (c.desync) return;
-  auto known = [&](uint64_t rank) { return rank < static_cast<uint64_t>(world_size()); };
-  auto name = [&](int rank) { return rank == rank_ ? std::string("this rank") : peer_name(rank); };
-  const int finder = known(h.offset) ? static_cast<int>(h.offset) : peer;
-  const std::string source = known(static_cast<uint32_t>(h.src)) ? name(h.src) : "a rank";
+  const int finder =
+      h.offset < static_cast<uint64_t>(world_size()) ? static_cast<int>(h.offset) : peer;
   // Passed on to the other members before anything else goes to them: a member that this
   // rank's leaving (after the error) reached before the finder's word would blame the
   // leaving instead of the desync. On each link the word now comes first.
   for (int w : c.members) {
     if (w != rank_ && w != peer && w != finder) send_control(w, h);
   }
-  desync(h.comm,
-         base::Failure(ErrorCode::kDesync, name(finder) + " found that " +
-                                               disagreement(source, h.send_id, "it", h.recv_id)));
+  desync(h.comm, base::Failure(ErrorCode::kDesync,
+                               found_disagreement(finder, h.src, h.send_id, h.recv_id)));
 }
 
 void Engine::note_call(const p2p::GroupState& group, int tag, uint64_t stamp) {

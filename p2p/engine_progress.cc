@@ -5,6 +5,7 @@
 
 #include <optional>
 
+#include "base/spin_yield.h"
 #include "p2p/engine.h"
 #include "weft/error.h"
 
@@ -21,16 +22,6 @@ constexpr auto kProgressGrace = std::chrono::microseconds(200);
 // A spinning waiter reads the clock once per this many polls; each poll is a system
 // call already, so the deadline is still checked every few microseconds.
 constexpr unsigned kPollsPerClockRead = 8;
-// A waiter that has spun this long without its message gives up its core
-// (sched_yield), and again each time this much more has passed, for the rest of its
-// spin. The peer it waits for may be
-// runnable on this very core: the scheduler places a task that a socket wakes next to
-// the one that woke it, so after one of the two ranks has slept, both can end up on
-// one core while the other core idles. Spinning on, a rank then kept its peer from
-// running for its whole spin (WEFT_SPIN_US, 1 ms), and every message of the exchange
-// cost that much until the load balancer parted them (docs/BENCHMARKS.md, "The
-// slowest calls"). With nothing else runnable here, sched_yield returns at once.
-constexpr auto kYieldAfter = std::chrono::microseconds(20);
 // With only busy-polled links a poll costs nanoseconds, not a system call; epoll (which
 // then only reports doorbells and dead peers) is asked once per this many polls.
 constexpr unsigned kBusyPollsPerEpoll = 256;
@@ -190,7 +181,7 @@ void Engine::poll_until(Timeout timeout, Step step, Expire expire, Done done) {
   // completes at once (the common case for small messages) never pays.
   std::optional<base::Deadline> deadline;
   base::Deadline::Clock::time_point spin_until;
-  base::Deadline::Clock::time_point yield_from;
+  base::SpinYield yielder;
   bool spinning = true;
   bool crowded = false;
   uint64_t seen_completions = 0;
@@ -218,7 +209,7 @@ void Engine::poll_until(Timeout timeout, Step step, Expire expire, Done done) {
       const auto start = deadline->when() - timeout;
       spin_until =
           start + (crowded && !options_.oversubscribed ? options_.crowded_spin : options_.spin);
-      yield_from = start + kYieldAfter;
+      yielder.start(start);
       continue;  // neither expired nor done spinning yet
     }
     if (spinning && iteration % kPollsPerClockRead != 0) continue;
@@ -229,12 +220,11 @@ void Engine::poll_until(Timeout timeout, Step step, Expire expire, Done done) {
     }
     if (spinning && now < spin_until) {
       // Ranks (or waiting threads) outnumber cores, or the one we wait for may share
-      // this core (kYieldAfter): let it run.
+      // this core (base/spin_yield.h): let it run.
       if (crowded) {
         sched_yield();
-      } else if (now >= yield_from) {
-        sched_yield();
-        yield_from = now + kYieldAfter;
+      } else {
+        yielder.at(now);
       }
       continue;
     }

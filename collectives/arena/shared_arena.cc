@@ -9,6 +9,7 @@
 #include <ctime>
 
 #include "base/failure.h"
+#include "base/spin_yield.h"
 #include "p2p/engine.h"
 #include "weft/error.h"
 
@@ -69,10 +70,6 @@ inline void cpu_relax() {
 constexpr long kSleepSliceNs = 1'000'000;  // futex sleeps; liveness is checked after each
 constexpr unsigned kSpinsPerCheck = 1024;  // spins between checks of flags and the clock
 constexpr unsigned kSpinsPerYield = 32;    // oversubscribed: spins between yields
-// Spinning longer than this, a member yields its core, and again each time this much
-// more has passed: the member it waits for may be runnable on the same core (as in
-// p2p::Engine's waits).
-constexpr auto kYieldAfter = std::chrono::microseconds(20);
 
 }  // namespace
 
@@ -240,8 +237,9 @@ void SharedArena::wait_staged(Call& call, int member, uint32_t round) {
   // A member publishes round r only after it has consumed r - 1: this spares begin_round a
   // look at its counters (another cache line) in the next round.
   if (!reached(known_consumed_[member], round - 1)) known_consumed_[member] = round - 1;
-  if (line.stamp != call.signature.stamp || line.shape != call.signature.shape) [[unlikely]]
-    throw_desync(call, member, {line.stamp, line.shape});
+  const Signature published{line.stamp, line.shape};
+  if (published != call.signature) [[unlikely]]
+    throw_desync(call, member, published);
 }
 
 void SharedArena::throw_desync(Call& call, int member, const Signature& theirs) {
@@ -265,7 +263,7 @@ void SharedArena::wait_for(Call& call, int member, std::atomic<uint32_t>& word, 
   // spin instead of a long one.
   const unsigned spins = options_.oversubscribed ? kSpinsPerYield : kSpinsPerCheck;
   std::optional<std::chrono::steady_clock::time_point> spin_until;
-  std::chrono::steady_clock::time_point yield_from;
+  base::SpinYield yielder;
   while (true) {
     for (unsigned i = 0; i < spins; ++i) {
       if (reached(word.load(std::memory_order_acquire), round)) return;
@@ -276,19 +274,17 @@ void SharedArena::wait_for(Call& call, int member, std::atomic<uint32_t>& word, 
     auto now = std::chrono::steady_clock::now();
     if (!spin_until) {
       spin_until = now + options_.spin;
-      yield_from = now + kYieldAfter;
+      yielder.start(now);
     }
     try {
       check_flags(call, now, round, member, what);
       if (now < *spin_until) {
-        // Oversubscribed, or after a while: giving the core to the member we wait for
-        // (it may be waiting for this core) is the point, as sleeping is once the spin
-        // is over.
+        // Oversubscribed, or after a while (base/spin_yield.h): giving the core to the
+        // member we wait for is the point, as sleeping is once the spin is over.
         if (options_.oversubscribed) {
           sched_yield();
-        } else if (now >= yield_from) {
-          sched_yield();
-          yield_from = now + kYieldAfter;
+        } else {
+          yielder.at(now);
         }
         continue;
       }
@@ -326,18 +322,12 @@ void SharedArena::check_flags(Call& call, std::chrono::steady_clock::time_point 
         // so that every member names the same two calls.
         const DesyncSeen seen{theirs.desync_finder, theirs.culprit, theirs.desync_stamps[0],
                               theirs.desync_stamps[1]};
-        auto known = [&](int rank) { return rank >= 0 && rank < call.engine->world_size(); };
-        if (!known(seen.culprit) || !known(seen.finder)) {
+        if (seen.culprit < 0 || seen.finder < 0) {
           throw DesyncError(who + ": it found that the ranks disagree about this collective");
         }
         desync_seen_ = seen;
-        auto name = [&](int rank) {
-          return rank == world_ranks_[member_] ? std::string("this rank")
-                                               : call.engine->peer_name(rank);
-        };
-        throw DesyncError(name(seen.finder) + " found that " +
-                          call.engine->disagreement(name(seen.culprit), seen.culprit_stamp, "it",
-                                                    seen.finder_stamp));
+        throw DesyncError(call.engine->found_disagreement(seen.finder, seen.culprit,
+                                                          seen.culprit_stamp, seen.finder_stamp));
       }
       case ArenaFailure::kTimeout:
         if (theirs.culprit >= 0 && theirs.culprit < call.engine->world_size()) {
