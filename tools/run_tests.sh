@@ -6,8 +6,9 @@
 #   default  every test target but those tagged "full" (tests/BUILD's convention), the
 #            --config=cuda build of the device runtime (what that config changes) and
 #            its tests, the fuzzers for 4 s each, the transports, engine, arena and
-#            store under ASan+UBSan and (fewer of their tests) TSan, the install, Slurm
-#            and mpi4py's own suite on 2 ranks. It is what CI runs.
+#            store under ASan+UBSan and (fewer of their tests) TSan, the install, Slurm,
+#            mpi4py's own suite on 2 ranks and the torch backend's pytest suite. It is
+#            what CI runs.
 #   --full   also the targets tagged "full", the whole tree under --config=cuda, the
 #            same tests under TSan as under ASan, and mpi4py on 1, 3 and 4 ranks.
 #
@@ -122,6 +123,18 @@ for ranks in "${mpi4py_ranks[@]}"; do
   mpi4py_checks+=("mpi4py's test suite on $ranks ranks=$mpi4py_status")
 done
 
+# weft as a torch.distributed backend: torch from PyPI into .cache/torch (once), weft's
+# Python package built against this build, and the pytest suite in tests/python, each
+# of its cases counted below.
+torch_status=0
+stage "torch backend (pytest)" tests/python/run_torch_tests.sh || torch_status=1
+torch_checks=()
+if [ -s .cache/torch/cases ]; then
+  mapfile -t torch_checks <.cache/torch/cases
+else
+  torch_checks=("weft's torch backend: package build and pytest run=$torch_status")
+fi
+
 summary_query='tests(//...)'
 # attr() matches a list attribute's printed form, "[tag1, tag2]".
 [ $full -eq 1 ] || summary_query='tests(//...) except attr(tags, "[\[ ]full[,\]]", //...)'
@@ -129,7 +142,7 @@ echo "== run_tests: $((SECONDS - suite_start)) s in all"
 tools/summarize_tests.sh --query "$summary_query" "clang-format check=$format_status" \
   "libFuzzer targets, 4 s each (tools/run_fuzzers.sh)=$fuzz_status" \
   "transport, p2p, arena and store tests under ASan+UBSan and TSan (tools/run_sanitizers.sh)=$sanitizer_status" \
-  "${mpi4py_checks[@]}" \
+  "${mpi4py_checks[@]}" "${torch_checks[@]}" \
   "include order (tools/check_layers.sh)=$layers_status" "${cuda_checks[@]}" \
   "install, find_package(weft) and pkg-config (tests/install/run_install_test.sh)=$install_status" \
   "no weft segment left in /dev/shm=$leftover_status" \

@@ -1,8 +1,10 @@
 // Joining and leaving the job. Mirrors torch.distributed's init_process_group.
 #pragma once
 
+#include <memory>
 #include <string>
 
+#include "weft/store.h"
 #include "weft/timeout.h"
 
 namespace weft {
@@ -38,6 +40,15 @@ void init_process_group(const std::string& backend = "auto",
                         const std::string& init_method = "env://", int world_size = -1,
                         int rank = -1, const std::string& group_name = "",
                         Timeout timeout = kDefaultTimeout);
+
+// Joins the job through `store` (weft/store.h) instead of an init method: every rank
+// passes a store where the job's keys are its own, its rank and the world size. How a
+// framework with a store of its own (torch.distributed's TCPStore or FileStore) runs
+// weft underneath it. `backend` and `timeout` and the errors are as above; the store's
+// own failures propagate as weft::Error (a TimeoutError where the store timed out).
+// weft keeps `store` until destroy_process_group.
+void init_process_group(std::shared_ptr<Store> store, int world_size, int rank,
+                        const std::string& backend = "auto", Timeout timeout = kDefaultTimeout);
 
 bool is_initialized();
 int get_rank();        // rank in the world group

@@ -10,6 +10,7 @@
 #include "weft/process_group.h"
 #include "weft/request.h"
 #include "weft/request_sets.h"
+#include "weft/store.h"
 #include "weft/tensor.h"
 #include "weft/timeout.h"
 #include "weft/version.h"

@@ -21,6 +21,7 @@
 #include "rendezvous/tcp_store_client.h"
 #include "runtime/context.h"
 #include "runtime/init/arena_setup.h"
+#include "runtime/init/given_store.h"
 #include "runtime/init/job_services.h"
 #include "runtime/init/peer_record.h"
 #include "runtime/init/shm_peers.h"
@@ -148,13 +149,17 @@ std::string store_client_host(const rendezvous::InitSpec& spec) {
   return spec.store_host.empty() ? "127.0.0.1" : spec.store_host;
 }
 
-// Opens the store: the rendezvous file, or the TCP store that rank 0 hosts unless the
-// launcher does. Returns the local address a rank advertises by default: the one that
-// routes to the store, or loopback (meaning "all of this host's addresses") for a file.
+// Opens the store: the one the program gave, the rendezvous file, or the TCP store that
+// rank 0 hosts unless the launcher does. Returns the local address a rank advertises by
+// default: the one that routes to the store, or loopback (meaning "all of this host's
+// addresses") for a given store or a file.
 base::SocketAddress open_store(runtime::Context& c, rendezvous::InitSpec& spec,
-                               const std::string& group_name, base::Deadline deadline) {
+                               const std::string& group_name, base::Deadline deadline,
+                               const std::shared_ptr<Store>& given) {
   base::SocketAddress route = base::resolve("127.0.0.1", 0).front();
-  if (!spec.store_file.empty()) {
+  if (given) {
+    c.job->store_connection = std::make_unique<runtime::GivenStore>(given);
+  } else if (!spec.store_file.empty()) {
     c.job->store_connection = std::make_unique<rendezvous::FileStore>(spec.store_file, deadline);
   } else {
     if (spec.pmi) {
@@ -189,9 +194,11 @@ base::SocketAddress open_store(runtime::Context& c, rendezvous::InitSpec& spec,
 // A process whose arguments doom the job tells the others before it fails, so they
 // stop at once rather than time out: through rank 0's store, or on rank 0 through the
 // store it then hosts only until the others have heard (at most kAbortLinger).
+// (With a store the program gave, the error is only this process's: that store belongs
+// to the program, which hears of it as it hears of its other failures.)
 [[noreturn]] void refuse_rank(const rendezvous::InitSpec& spec, const std::string& group_name,
-                              const InvalidArgument& error) {
-  if (spec.singleton || spec.multicast || spec.pmi || !spec.store_file.empty() ||
+                              bool given_store, const InvalidArgument& error) {
+  if (given_store || spec.singleton || spec.multicast || spec.pmi || !spec.store_file.empty() ||
       spec.world_size < 2) {
     throw error;
   }
@@ -285,19 +292,18 @@ void connect_peers(runtime::Context& c, const std::vector<runtime::PeerRecord>& 
   }
 }
 
-}  // namespace
-
-void init_process_group(const std::string& backend, const std::string& init_method, int world_size,
-                        int rank, const std::string& group_name, Timeout timeout) {
-  std::lock_guard<std::mutex> lock(g_init_mutex);
-  auto start = Clock::now();
+void refuse_second_init() {
   if (runtime::has_context()) {
     runtime::Context& c = runtime::context("init_process_group");
     throw Error(ErrorCode::kState,
                 "init_process_group: already initialized as rank " + std::to_string(c.rank) +
                     " of " + std::to_string(c.world_size) + "; call destroy_process_group first");
   }
-  rendezvous::InitSpec spec = rendezvous::parse_init_method(init_method, world_size, rank);
+}
+
+// Joins the job `spec` describes, through `given` when the program passed a store.
+void join_job(rendezvous::InitSpec spec, const std::string& backend, const std::string& group_name,
+              Timeout timeout, const std::shared_ptr<Store>& given, Clock::time_point start) {
   // Once this process knows where the job meets, an argument it cannot use dooms the
   // job: the others hear of it (refuse_rank) instead of waiting out their timeout.
   runtime::TransportChoice transports;
@@ -312,7 +318,7 @@ void init_process_group(const std::string& backend, const std::string& init_meth
                             std::to_string(t.count()) + " ms");
     }
   } catch (const InvalidArgument& e) {
-    refuse_rank(spec, group_name, e);
+    refuse_rank(spec, group_name, given != nullptr, e);
   }
   base::Deadline deadline = base::Deadline::after(t);
 
@@ -341,7 +347,7 @@ void init_process_group(const std::string& backend, const std::string& init_meth
       int losses = 0;  // in a row
       while (true) {
         try {
-          base::SocketAddress route = open_store(*c, spec, group_name, deadline);
+          base::SocketAddress route = open_store(*c, spec, group_name, deadline, given);
           connector = std::make_unique<transport::tcp::TcpConnector>(
               base::env::get("WEFT_SOCKET_IFNAME"), route);
           self.tcp = connector->record();
@@ -352,7 +358,10 @@ void init_process_group(const std::string& backend, const std::string& init_meth
           // Most often the store of the previous job on this port, closing as this rank
           // arrived: join again, at the new store.
           // (A store found through PMI or a file cannot have moved.)
-          if (deadline.expired() || spec.pmi || spec.multicast || !spec.store_file.empty()) throw;
+          if (deadline.expired() || given || spec.pmi || spec.multicast ||
+              !spec.store_file.empty()) {
+            throw;
+          }
           // A store closes once; a service that closes every connection is no store.
           if (++losses == kMaxStoreLosses) {
             throw Error(ErrorCode::kPeer,
@@ -421,6 +430,35 @@ void init_process_group(const std::string& backend, const std::string& init_meth
                  << " ready in " << ms_since(start) << " ms (rendezvous " << rendezvous_ms
                  << " ms, connections " << ms_since(start) - rendezvous_ms << " ms)";
   runtime::install_context(std::move(c));
+}
+
+}  // namespace
+
+void init_process_group(const std::string& backend, const std::string& init_method, int world_size,
+                        int rank, const std::string& group_name, Timeout timeout) {
+  std::lock_guard<std::mutex> lock(g_init_mutex);
+  auto start = Clock::now();
+  refuse_second_init();
+  join_job(rendezvous::parse_init_method(init_method, world_size, rank), backend, group_name,
+           timeout, nullptr, start);
+}
+
+void init_process_group(std::shared_ptr<Store> store, int world_size, int rank,
+                        const std::string& backend, Timeout timeout) {
+  std::lock_guard<std::mutex> lock(g_init_mutex);
+  auto start = Clock::now();
+  refuse_second_init();
+  if (!store) throw InvalidArgument("init_process_group: store is null");
+  // A given store has no rank assignment: -1 ("automatic") is not a rank here.
+  if (rank < 0) {
+    throw InvalidArgument("init_process_group: rank " + std::to_string(rank) + " is outside [0, " +
+                          std::to_string(world_size) + ")");
+  }
+  rendezvous::InitSpec spec;
+  spec.world_size = world_size;
+  spec.rank = rank;
+  spec.launcher = "a store the program gave (" + store->describe() + ")";
+  join_job(spec, backend, "", timeout, store, start);
 }
 
 bool is_initialized() { return runtime::has_context(); }

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# weft as a torch.distributed backend: installs torch from PyPI into a virtualenv (once;
+# kept under .cache/torch), builds weft's Python package (python/) against the test
+# suite's build of libweft, and runs the pytest suite in tests/python, which starts its
+# own processes (2 and 4 per test) and torchrun jobs.
+#
+#   tests/python/run_torch_tests.sh [pytest options]
+#
+# Writes one line per test case, "NAME=STATUS" (0 passed), to .cache/torch/cases, for
+# tools/run_tests.sh's summary, and exits non-zero when any case failed.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD/.cache/torch
+prefix=$root/weft
+venv=$root/venv
+mkdir -p "$root"
+rm -f "$root/cases"
+
+if [ ! -x "$venv/bin/python" ]; then
+  python3 -m venv "$venv" || exit 1
+fi
+# torch is large (with its CUDA libraries, about 3 GB from PyPI): installed once, checked
+# by importing it. ninja lets torch's extension build compile its files in parallel.
+for module in torch numpy pytest ninja; do
+  if ! "$venv/bin/python" -c "import $module" 2>/dev/null; then
+    echo "torch tests: installing $module into $venv"
+    "$venv/bin/pip" install --quiet "$module" || exit 1
+  fi
+done
+
+# -c fastbuild: the build the test suite has just made, so nothing is rebuilt.
+tools/install.sh "$prefix" -c fastbuild >"$root/install.log" 2>&1 ||
+  { cat "$root/install.log"; exit 1; }
+# --no-build-isolation: the extension builds against the torch just installed; the
+# venv's bin/ on PATH is where torch's build finds ninja.
+PATH=$venv/bin:$PATH WEFT_PREFIX=$prefix "$venv/bin/pip" install --quiet --no-build-isolation --force-reinstall \
+  --no-deps ./python >"$root/build.log" 2>&1 || { cat "$root/build.log"; exit 1; }
+
+# From outside the source tree, so that the installed package is the one imported.
+report=$root/report.xml
+(cd "$root" && "$venv/bin/python" -m pytest -p no:cacheprovider -q --junitxml="$report" \
+  "$OLDPWD/tests/python" "$@")
+status=$?
+"$venv/bin/python" - "$report" >"$root/cases" <<'PY'
+import sys
+import xml.etree.ElementTree as ET
+for case in ET.parse(sys.argv[1]).iter("testcase"):
+    failed = any(child.tag in ("failure", "error") for child in case)
+    skipped = any(child.tag == "skipped" for child in case)
+    if not skipped:
+        name = f"pytest {case.get('classname')}.{case.get('name')}".replace("=", ":")
+        print(f"{name}={1 if failed else 0}")
+PY
+exit $status
