@@ -31,10 +31,13 @@ def parse_size(text):
 
 
 def sizes_between(low, high):
+    """low, 8 low, 64 low, ... up to high, and high itself."""
     sizes, s = [], low
     while s <= high:
         sizes.append(s)
         s *= 8
+    if sizes[-1] != high:
+        sizes.append(high)
     return sizes
 
 
