@@ -10,7 +10,8 @@
 #            mpi4py's own suite on 2 ranks and the torch backend's pytest suite. It is
 #            what CI runs.
 #   --full   also the targets tagged "full", the whole tree under --config=cuda, the
-#            same tests under TSan as under ASan, and mpi4py on 1, 3 and 4 ranks.
+#            same tests under TSan as under ASan, mpi4py on 1, 3 and 4 ranks, and
+#            PyTorch's own distributed test suite against weft's backend.
 #
 # usage: tools/run_tests.sh [--full] [extra options for the main `bazel test`]
 set -uo pipefail
@@ -127,7 +128,10 @@ done
 # Python package built against this build, and the pytest suite in tests/python, each
 # of its cases counted below.
 torch_status=0
-stage "torch backend (pytest)" tests/python/run_torch_tests.sh || torch_status=1
+torch_level=()
+[ $full -eq 1 ] && torch_level=(--full)
+stage "torch backend (pytest)" tests/python/run_torch_tests.sh "${torch_level[@]}" ||
+  torch_status=1
 torch_checks=()
 if [ -s .cache/torch/cases ]; then
   mapfile -t torch_checks <.cache/torch/cases

@@ -434,6 +434,52 @@ c10::intrusive_ptr<c10d::Work> WeftBackend::allgather(std::vector<Tensors>& outp
              opts.asyncOp, timeout_of(opts.timeout));
 }
 
+// all_gather_coalesced: output_lists[r][j] is rank r's inputs[j]. One all_gather of
+// the inputs laid end to end (as bytes, so that they may differ in dtype).
+c10::intrusive_ptr<c10d::Work> WeftBackend::allgather_coalesced(
+    std::vector<Tensors>& output_lists, Tensors& inputs, const c10d::AllgatherOptions& opts) {
+  Caller who = caller("all_gather_coalesced");
+  if (output_lists.size() != static_cast<size_t>(size())) {
+    refuse(who, "takes one output list per rank (" + std::to_string(size()) + "), not " +
+                    std::to_string(output_lists.size()));
+  }
+  for (size_t r = 0; r < output_lists.size(); ++r) {
+    if (output_lists[r].size() != inputs.size()) {
+      refuse(who, "output list " + std::to_string(r) + " has " +
+                      std::to_string(output_lists[r].size()) + " tensors for " +
+                      std::to_string(inputs.size()) + " inputs");
+    }
+    check_same_shapes(output_lists[r], inputs, who, "output list");
+  }
+  std::vector<at::Tensor> bytes;
+  for (const at::Tensor& t : inputs) {
+    check_device(t, who, "input");
+    bytes.push_back(t.contiguous().reshape(-1).view(at::kByte));
+  }
+  at::Tensor flat_in = bytes.empty() ? at::empty({0}, at::kByte) : at::cat(bytes);
+  at::Tensor flat_out = at::empty({size(), flat_in.numel()}, flat_in.options());
+  Operation op = all_gather_operation(flat_out, flat_in);
+  op.type = OpType::ALLGATHER_COALESCED;
+  op.title = "all_gather_coalesced";
+  std::vector<Tensors> lists = output_lists;
+  op.outputs.clear();
+  for (const Tensors& list : lists) op.outputs.insert(op.outputs.end(), list.begin(), list.end());
+  op.finish = [flat_out, lists] {
+    for (size_t r = 0; r < lists.size(); ++r) {
+      int64_t offset = 0;
+      for (const at::Tensor& t : lists[r]) {
+        int64_t n = t.numel() * t.element_size();
+        t.copy_(flat_out[static_cast<int64_t>(r)]
+                    .narrow(0, offset, n)
+                    .view(t.scalar_type())
+                    .view_as(t));
+        offset += n;
+      }
+    }
+  };
+  return run(std::move(op), opts.asyncOp, timeout_of(opts.timeout));
+}
+
 c10::intrusive_ptr<c10d::Work> WeftBackend::allgather_into_tensor_coalesced(
     Tensors& outputs, Tensors& inputs, const c10d::AllgatherOptions& opts) {
   Caller who = caller("allgather_into_tensor_coalesced");

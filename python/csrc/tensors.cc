@@ -39,15 +39,6 @@ bool is_sum(const c10d::ReduceOp& op) {
   return op == c10d::ReduceOp::SUM || op == c10d::ReduceOp::AVG || op == c10d::ReduceOp::PREMUL_SUM;
 }
 
-void check_device(const at::Tensor& tensor, const Caller& caller, const char* name) {
-  if (!tensor.device().is_cpu()) {
-    refuse(caller, std::string(name) + " is on " + tensor.device().str() +
-                       ": this build of weft's torch backend moves CPU tensors only");
-  }
-  if (tensor.is_sparse())
-    refuse(caller, std::string(name) + " is sparse: weft takes dense tensors");
-}
-
 Staged make_staged(const at::Tensor& original, at::Tensor contiguous, weft::DType dtype,
                    uint64_t count) {
   weft::Tensor view(contiguous.data_ptr(), count, dtype);
@@ -86,6 +77,15 @@ Staged view_of(const at::Tensor& original, at::Tensor contiguous, bool reducing,
 }
 
 }  // namespace
+
+void check_device(const at::Tensor& tensor, const Caller& caller, const char* name) {
+  if (!tensor.device().is_cpu()) {
+    refuse(caller, std::string(name) + " is on " + tensor.device().str() +
+                       ": this build of weft's torch backend moves CPU tensors only");
+  }
+  if (tensor.is_sparse())
+    refuse(caller, std::string(name) + " is sparse: weft takes dense tensors");
+}
 
 std::string Caller::prefix() const {
   return std::string("weft ") + op + " (rank " + std::to_string(rank) + "): ";
@@ -143,6 +143,20 @@ weft::ReduceOp weft_op(const c10d::ReduceOp& op, at::ScalarType dtype, const Cal
       break;
   }
   refuse(caller, "reduce op " + std::to_string(static_cast<int>(op.op_)) + " is not one weft has");
+}
+
+void check_same_shapes(const at::TensorList& tensors, const at::TensorList& like,
+                       const Caller& caller, const char* name) {
+  for (size_t i = 0; i < tensors.size() && i < like.size(); ++i) {
+    if (tensors[i].scalar_type() != like[i].scalar_type() ||
+        tensors[i].numel() != like[i].numel()) {
+      refuse(caller, std::string(name) + "[" + std::to_string(i) + "] has " +
+                         std::to_string(tensors[i].numel()) + " elements of " +
+                         dtype_name(tensors[i].scalar_type()) + ", but input " + std::to_string(i) +
+                         " has " + std::to_string(like[i].numel()) + " of " +
+                         dtype_name(like[i].scalar_type()));
+    }
+  }
 }
 
 void check_same_shape(const at::TensorList& tensors, const at::Tensor& first, const Caller& caller,

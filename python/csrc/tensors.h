@@ -52,6 +52,13 @@ void check_same_shape(const at::TensorList& tensors, const at::Tensor& first, co
 // "Float", "Long", ...: a dtype as torch names it in messages.
 inline std::string dtype_name(at::ScalarType type) { return c10::toString(type); }
 
+// Tensor i of `tensors` has the dtype and element count of `like[i]`.
+void check_same_shapes(const at::TensorList& tensors, const at::TensorList& like,
+                       const Caller& caller, const char* name);
+
+// Refuses a tensor weft's backend cannot take (not on the CPU, or sparse).
+void check_device(const at::Tensor& tensor, const Caller& caller, const char* name);
+
 // Throws the exception torch's backends raise for bad arguments (a ValueError).
 [[noreturn]] void refuse(const Caller& caller, const std::string& what);
 

@@ -4,12 +4,20 @@
 # suite's build of libweft, and runs the pytest suite in tests/python, which starts its
 # own processes (2 and 4 per test) and torchrun jobs.
 #
-#   tests/python/run_torch_tests.sh [pytest options]
+#   tests/python/run_torch_tests.sh [--full] [pytest options]
+#
+# --full also runs PyTorch's own distributed test suite against weft
+# (tests/python/torch_distributed_suite.py says which of it applies), about 12 minutes.
 #
 # Writes one line per test case, "NAME=STATUS" (0 passed), to .cache/torch/cases, for
 # tools/run_tests.sh's summary, and exits non-zero when any case failed.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
+full=0
+if [ "${1:-}" = "--full" ]; then
+  full=1
+  shift
+fi
 root=$PWD/.cache/torch
 prefix=$root/weft
 venv=$root/venv
@@ -21,7 +29,10 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 # torch is large (with its CUDA libraries, about 3 GB from PyPI): installed once, checked
 # by importing it. ninja lets torch's extension build compile its files in parallel.
-for module in torch numpy pytest ninja; do
+modules=(torch numpy pytest ninja)
+# PyTorch's test helpers need expecttest.
+[ $full -eq 1 ] && modules+=(expecttest)
+for module in "${modules[@]}"; do
   if ! "$venv/bin/python" -c "import $module" 2>/dev/null; then
     echo "torch tests: installing $module into $venv"
     "$venv/bin/pip" install --quiet "$module" || exit 1
@@ -38,8 +49,11 @@ PATH=$venv/bin:$PATH WEFT_PREFIX=$prefix "$venv/bin/pip" install --quiet --no-bu
 
 # From outside the source tree, so that the installed package is the one imported.
 report=$root/report.xml
+suites=("$PWD/tests/python")
+[ $full -eq 1 ] && suites+=("$PWD/tests/python/torch_distributed_suite.py"
+                            -k "not test_ddp_logging_data_cpu")
 (cd "$root" && "$venv/bin/python" -m pytest -p no:cacheprovider -q --junitxml="$report" \
-  "$OLDPWD/tests/python" "$@")
+  "${suites[@]}" "$@")
 status=$?
 "$venv/bin/python" - "$report" >"$root/cases" <<'PY'
 import sys
