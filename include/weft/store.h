@@ -35,4 +35,12 @@ class Store {
   virtual std::string describe() const = 0;
 };
 
+// A client of weft's own TCP store: the one rank 0 hosts for `tcp://` and `env://`, or
+// weftrun's (which passes it to its ranks as MASTER_ADDR and MASTER_PORT). It sends
+// WEFT_AUTH_TOKEN when set, as weft's ranks do. Retries until `timeout` (default 300 s)
+// while nothing answers; fails naming host:port, and says so when what answers is not a
+// weft store.
+std::shared_ptr<Store> connect_store(const std::string& host, int port,
+                                     Timeout timeout = kDefaultTimeout);
+
 }  // namespace weft

@@ -2,6 +2,7 @@
 // registry calls (through weft/torch.py) for every group made with backend "weft".
 #include <torch/csrc/utils/pybind.h>
 #include <torch/python.h>
+#include <weft/store.h>
 #include <weft/version.h>
 
 #include "backend.h"
@@ -25,4 +26,21 @@ PYBIND11_MODULE(_C, module) {
              py::arg("timeout_seconds"), py::arg("global_ranks"), py::arg("group_name"),
              py::call_guard<py::gil_scoped_release>());
   module.attr("weft_version") = weft::kVersion;
+
+  // weft's own store, for weft/torch.py under weftrun (see there).
+  py::class_<weft::Store, std::shared_ptr<weft::Store>>(module, "Store")
+      .def("set", &weft::Store::set, py::call_guard<py::gil_scoped_release>())
+      .def(
+          "get",
+          [](weft::Store& store, const std::string& key, double timeout_seconds) {
+            return store.get(key, weft::Timeout(static_cast<int64_t>(timeout_seconds * 1000)));
+          },
+          py::call_guard<py::gil_scoped_release>());
+  module.def(
+      "connect_store",
+      [](const std::string& host, int port, double timeout_seconds) {
+        return weft::connect_store(host, port,
+                                   weft::Timeout(static_cast<int64_t>(timeout_seconds * 1000)));
+      },
+      py::call_guard<py::gil_scoped_release>());
 }

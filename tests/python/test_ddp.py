@@ -2,8 +2,11 @@
 TCPStore), against the same training over Gloo."""
 
 import os
+import shutil
 import subprocess
 import sys
+
+import pytest
 
 import torch
 
@@ -13,12 +16,17 @@ REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 EXAMPLE = os.path.join(REPO, "examples", "ddp_train.py")
 
 
-def train(backend, procs, save):
+def training_environment():
     env = dict(os.environ)
-    # The weft package these tests import (installed, or built in place), for torchrun's
-    # processes too.
+    # The weft package these tests import (installed, or built in place), for the
+    # launched processes too.
     package_root = os.path.dirname(os.path.dirname(os.path.abspath(weft.__file__)))
     env["PYTHONPATH"] = os.pathsep.join(p for p in [package_root, env.get("PYTHONPATH", "")] if p)
+    return env
+
+
+def train(backend, procs, save):
+    env = training_environment()
     command = [sys.executable, "-m", "torch.distributed.run", "--standalone",
                f"--nproc-per-node={procs}", EXAMPLE, "--backend", backend, "--steps", "12",
                "--width", "256", "--layers", "3", "--bucket-mb", "0.25", "--save", save,
@@ -51,3 +59,16 @@ def test_ddp_over_weft_at_4_processes_agrees_across_ranks_and_with_gloo(tmp_path
     # Four-way sums may associate differently in the two backends: close, not equal.
     for i, (x, y) in enumerate(zip(weft[0], gloo[0])):
         assert torch.allclose(x, y, rtol=1e-5, atol=1e-6), f"parameter {i}: {(x - y).abs().max()}"
+
+
+def test_ddp_under_weftrun():
+    # weftrun's MASTER_PORT is its own store; weft.torch finds torch a port through it.
+    weftrun = shutil.which("weftrun")
+    if weftrun is None:
+        pytest.skip("weftrun is not on PATH (run_torch_tests.sh puts weft's install there)")
+    command = [weftrun, "-n", "2", "--timeout", "240", sys.executable, EXAMPLE, "--backend",
+               "weft", "--steps", "6", "--width", "64", "--layers", "2", "--quiet"]
+    done = subprocess.run(command, env=training_environment(), capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "backend weft: 2 ranks" in done.stdout, done.stdout
