@@ -57,7 +57,9 @@ void WeftWork::settle(std::exception_ptr failure) {
       // A receive reports its source (recvAnysource); a send its destination.
       source_rank_ = requests_.front().outcome().group_source;
     }
-    keep_.reset();
+    // The staging memory goes once weft is done with it; a work failed by its timeout
+    // keeps it, since weft may still write there (the Watcher holds the work until then).
+    if (requests_done()) keep_.reset();
     finish(failure);  // c10d's state: completed_, exception_, the condition variable
     if (failure) {
       future_->setError(failure);
