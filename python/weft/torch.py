@@ -1,8 +1,9 @@
 """Registers weft with torch.distributed under the name "weft".
 
-After `import weft.torch`, `torch.distributed.init_process_group("weft")` (and
-`new_group(..., backend="weft")`) run every collective and point-to-point operation of
-CPU tensors over weft. Rendezvous goes through the store torch sets up (torchrun's
+With the package installed, torch.distributed finds the backend by itself (through an
+entry point); `import weft.torch` registers it explicitly. Then
+`init_process_group("weft")` (and `new_group(..., backend="weft")`) run every
+collective and point-to-point operation of CPU tensors over weft. Rendezvous goes through the store torch sets up (torchrun's
 TCPStore, a FileStore from `file://`, `env://`), so nothing else needs configuring.
 """
 
@@ -53,9 +54,15 @@ def _give_torch_a_port_under_weftrun():
     os.environ.pop("WEFT_LAUNCHER_STORE")
 
 
-_give_torch_a_port_under_weftrun()
+def register():
+    """Registers the backend "weft" (once). Importing this module calls it; so does
+    torch.distributed itself, through the package's "torch.distributed.backends" entry
+    point, when a program names "weft" without importing weft."""
+    if "weft" not in dist.Backend.backend_list:
+        dist.Backend.register_backend("weft", _create_backend, extended_api=True, devices=["cpu"])
 
-if "weft" not in dist.Backend.backend_list:
-    dist.Backend.register_backend("weft", _create_backend, extended_api=True, devices=["cpu"])
+
+_give_torch_a_port_under_weftrun()
+register()
 
 version = _C.weft_version

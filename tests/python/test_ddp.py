@@ -72,3 +72,34 @@ def test_ddp_under_weftrun():
                           timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "backend weft: 2 ranks" in done.stdout, done.stdout
+
+
+PURE_TORCH = """
+import sys
+
+import torch
+import torch.distributed as dist
+
+dist.init_process_group("weft")  # no import of weft: torch finds it by its entry point
+t = torch.ones(4) * (dist.get_rank() + 1)
+dist.all_reduce(t)
+with open(f"{sys.argv[1]}.rank{dist.get_rank()}", "w") as out:
+    out.write(f"{dist.get_backend()} {t.tolist()}")
+dist.destroy_process_group()
+"""
+
+
+def test_a_script_that_only_names_the_backend(tmp_path):
+    from importlib.metadata import entry_points
+
+    if not any(e.name == "weft" for e in entry_points(group="torch.distributed.backends")):
+        pytest.skip("weft is not installed as a package (built in place): no entry point")
+    script = tmp_path / "pure_torch.py"
+    script.write_text(PURE_TORCH)
+    command = [sys.executable, "-m", "torch.distributed.run", "--standalone",
+               "--nproc-per-node=2", str(script), str(tmp_path / "result")]
+    done = subprocess.run(command, env=training_environment(), capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for rank in range(2):
+        assert (tmp_path / f"result.rank{rank}").read_text() == "weft [3.0, 3.0, 3.0, 3.0]"
