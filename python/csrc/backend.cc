@@ -155,7 +155,6 @@ std::chrono::milliseconds WeftBackend::timeout_of(std::chrono::milliseconds give
 
 c10::intrusive_ptr<c10d::Work> WeftBackend::run(Operation op, bool async_op,
                                                 std::chrono::milliseconds timeout) {
-  const bool collective = !c10d::isP2POp(op.type);
   if (!async_op && op.blocking && collectives_in_flight_->load() == 0) {
     translated([&] {
       op.blocking(timeout);
@@ -168,7 +167,7 @@ c10::intrusive_ptr<c10d::Work> WeftBackend::run(Operation op, bool async_op,
   auto work = c10::make_intrusive<WeftWork>(rank_, op.type, op.title, std::move(requests),
                                             std::move(op.outputs), std::move(op.keep),
                                             std::move(op.finish), timeout);
-  if (collective) {
+  if (work->collective()) {
     collectives_in_flight_->fetch_add(1);
     work->on_settled([in_flight = collectives_in_flight_] { in_flight->fetch_sub(1); });
   }
@@ -266,8 +265,7 @@ c10::intrusive_ptr<c10d::Work> WeftBackend::reduce(Tensors& tensors,
   const bool root = opts.rootRank == rank_;
   if (opts.reduceOp == c10d::ReduceOp::PREMUL_SUM) {
     // The input is scaled in a copy: a non-root rank's tensor stays as it was.
-    if (s.contiguous.is_same(tensor) && !root) s.contiguous = tensor.clone();
-    s.view = weft::Tensor(s.contiguous.data_ptr(), s.view.count(), s.view.dtype());
+    if (s.contiguous.is_same(tensor) && !root) s.use_copy();
     premultiply(s.contiguous, opts.reduceOp);
   }
   weft::ReduceOp op = weft_op(opts.reduceOp, tensor.scalar_type(), who);
@@ -320,9 +318,8 @@ WeftBackend::Operation WeftBackend::reduce_scatter_operation(const at::Tensor& o
   }
   Staged in = stage_for_reducing(input, reduce_op, who, "input");
   if (reduce_op == c10d::ReduceOp::PREMUL_SUM) {
-    in.contiguous = in.contiguous.clone();  // the caller's input stays unscaled
+    in.use_copy();  // the caller's input stays unscaled
     premultiply(in.contiguous, reduce_op);
-    in.view = weft::Tensor(in.contiguous.data_ptr(), in.view.count(), in.view.dtype());
   }
   Staged out = stage_output(output, who, "output", true, reduce_op);
   weft::ReduceOp op = weft_op(reduce_op, input.scalar_type(), who);

@@ -99,6 +99,11 @@ void Staged::copy_back() const {
   if (!contiguous.is_same(original)) original.copy_(contiguous);
 }
 
+void Staged::use_copy() {
+  contiguous = contiguous.clone();
+  view = weft::Tensor(contiguous.data_ptr(), view.count(), view.dtype());
+}
+
 Staged stage_for_moving(const at::Tensor& tensor, const Caller& caller, const char* name) {
   check_device(tensor, caller, name);
   return view_of(tensor, tensor.contiguous(), false, c10d::ReduceOp::SUM, caller, name);

@@ -26,6 +26,9 @@ struct Staged {
   weft::Tensor view;      // over `contiguous`
   // Writes the result into the caller's tensor where weft worked on a copy.
   void copy_back() const;
+  // Makes weft work on a copy, so that changing it (a PREMUL_SUM's scaling) leaves the
+  // caller's tensor as it was.
+  void use_copy();
 };
 
 // Moving data only (broadcast, gathers, scatters, send/recv): any dtype, as its bytes

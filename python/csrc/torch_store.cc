@@ -24,10 +24,9 @@ void TorchStore::wait(const std::vector<std::string>& keys, Timeout timeout) {
   } catch (const c10::DistStoreError& e) {
     // c10d reports a wait that ran out of time as a DistStoreError; weft's join tells
     // timeouts apart (it names the ranks that did not arrive).
-    if (std::string(e.what_without_backtrace()).find("imeout") != std::string::npos ||
-        std::string(e.what_without_backtrace()).find("imed out") != std::string::npos) {
-      throw TimeoutError(describe() + ": waiting for " + keys.front() + ": " +
-                         e.what_without_backtrace());
+    const std::string what = e.what_without_backtrace();
+    if (what.find("imeout") != std::string::npos || what.find("imed out") != std::string::npos) {
+      throw TimeoutError(describe() + ": waiting for " + keys.front() + ": " + what);
     }
     throw;
   }

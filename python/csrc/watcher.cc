@@ -25,7 +25,7 @@ void Watcher::add(c10::intrusive_ptr<WeftWork> work) {
   wake_.notify_one();
 }
 
-bool Watcher::sweep(std::deque<c10::intrusive_ptr<WeftWork>>& works) {
+void Watcher::sweep(std::deque<c10::intrusive_ptr<WeftWork>>& works) {
   for (auto it = works.begin(); it != works.end();) {
     WeftWork& work = **it;
     if (!work.settled()) {
@@ -42,7 +42,6 @@ bool Watcher::sweep(std::deque<c10::intrusive_ptr<WeftWork>>& works) {
       ++it;
     }
   }
-  return !works.empty();
 }
 
 void Watcher::loop() {

@@ -32,8 +32,8 @@ class Watcher {
 
  private:
   void loop();
-  // One pass: settles what has completed; returns whether works remain.
-  bool sweep(std::deque<c10::intrusive_ptr<WeftWork>>& works);
+  // One pass: settles what has completed and drops what weft is done with.
+  void sweep(std::deque<c10::intrusive_ptr<WeftWork>>& works);
 
   std::mutex mutex_;
   std::condition_variable wake_;
