@@ -141,7 +141,10 @@ class Engine final : public transport::LinkHandler {
   // Progress without blocking (skipped while another thread polls), then PeerError if
   // the link to one of `world_peers` has failed, or Error(kState) once shutdown() has
   // begun: for waits that involve no request, such as the shared-memory collectives'.
-  void throw_if_failed(std::span<const int> world_peers);
+  // A peer other than `awaited` that left in good order (destroy_process_group, with no
+  // failure behind it) is not a failure: it may have done its part and gone, and if the
+  // caller still needs it, the caller waits for it as `awaited` later.
+  void throw_if_failed(std::span<const int> world_peers, int awaited);
   // Fails pending operations, says goodbye to every peer, flushes and closes links.
   void shutdown(std::chrono::milliseconds drain);
   // weft::abort (p2p/engine_failure.cc): from any thread, fails every pending operation

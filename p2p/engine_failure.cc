@@ -86,7 +86,7 @@ void Engine::on_link_failed(int peer, const base::Failure& link_failure) {
   }
 }
 
-void Engine::throw_if_failed(std::span<const int> world_peers) {
+void Engine::throw_if_failed(std::span<const int> world_peers, int awaited) {
   std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
   if (!lock.owns_lock()) return;  // whoever holds it is polling the links
   if (shut_down_) {
@@ -97,7 +97,11 @@ void Engine::throw_if_failed(std::span<const int> world_peers) {
   poll_links();
   if (aborted_) aborted_.raise();
   for (int w : world_peers) {
-    if (w != rank_ && peers_[w].failure) throw peer_error(w, "");
+    const Peer& p = peers_[w];
+    const bool left_in_good_order = p.left && p.left_after < 0;
+    if (w != rank_ && p.failure && (w == awaited || !left_in_good_order)) {
+      throw peer_error(w, "");
+    }
   }
 }
 

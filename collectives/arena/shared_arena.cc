@@ -288,7 +288,7 @@ void SharedArena::wait_for(Call& call, int member, std::atomic<uint32_t>& word, 
         }
         continue;
       }
-      check_links(call);
+      check_links(call, member);
     } catch (const Error&) {
       // A member that published and then left the job (it had nothing more to do in this
       // collective) is not a failure of this wait.
@@ -364,10 +364,11 @@ void SharedArena::check_flags(Call& call, std::chrono::steady_clock::time_point 
   }
 }
 
-void SharedArena::check_links(Call& call) {
+void SharedArena::check_links(Call& call, int awaited) {
   // A dead member is a PeerError naming it; polling may read its socket (a system call),
-  // so it is done once per sleep, not while spinning.
-  call.engine->throw_if_failed(world_ranks_);
+  // so it is done once per sleep, not while spinning. Another member that left in good
+  // order after publishing its part (a reduce's non-root) is no failure of this wait.
+  call.engine->throw_if_failed(world_ranks_, world_ranks_[awaited]);
 }
 
 }  // namespace weft::collectives

@@ -174,7 +174,7 @@ class SharedArena {
   // system call; and once the spin is over, before each sleep, the engine's links.
   void check_flags(Call& call, std::chrono::steady_clock::time_point now, uint32_t round,
                    int waiting_for, const char* what);
-  void check_links(Call& call);
+  void check_links(Call& call, int awaited);
   // The DesyncError of `member`'s round published with `theirs`; remembered for
   // mark_failed, which tells the others both calls.
   [[noreturn]] void throw_desync(Call& call, int member, const Signature& theirs);

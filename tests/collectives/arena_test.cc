@@ -225,6 +225,21 @@ TEST(Arena, AReduceCombinesWithTheRootsOperationWhateverTheOthersPass) {
   }));
 }
 
+TEST(Arena, AMemberThatLeftAfterItsPartIsNoFailureOfTheRootsWaitForAnother) {
+  // Rank 2 gives its contribution and leaves at once; rank 1 comes late, so that the
+  // root, waiting for it, sees rank 2's goodbye first. The reduce still completes.
+  expect_all_succeeded(run_ranks(3, [](int rank) {
+    init_process_group();
+    ASSERT_TRUE(world_has_arena());
+    barrier();
+    if (rank == 1) std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    std::vector<int64_t> value{rank + 1}, out{-1};
+    reduce(view(value), view(out), 0, ReduceOp::kSum);
+    if (rank == 0) EXPECT_EQ(out[0], 6);
+    destroy_process_group();
+  }));
+}
+
 TEST(Arena, AKilledPeerIsAPeerErrorNamingIt) {
   auto ranks = run_ranks(3, [](int rank) {
     init_process_group();
