@@ -44,7 +44,9 @@ def model(width, layers, features=64, classes=10):
 def main():
     args = parse_args()
     if args.backend == "weft":
-        import weft.torch  # noqa: F401  (registers the backend)
+        # Registers the backend; under srun, mpirun or weftrun, also gives torch's
+        # env:// the launcher's rank, size and store address.
+        import weft.torch  # noqa: F401
     torch.set_num_threads(args.threads)
     dist.init_process_group(args.backend)
     rank, size = dist.get_rank(), dist.get_world_size()

@@ -1,7 +1,9 @@
 // Joining and leaving the job. Mirrors torch.distributed's init_process_group.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "weft/store.h"
@@ -49,6 +51,26 @@ void init_process_group(const std::string& backend = "auto",
 // weft keeps `store` until destroy_process_group.
 void init_process_group(std::shared_ptr<Store> store, int world_size, int rank,
                         const std::string& backend = "auto", Timeout timeout = kDefaultTimeout);
+
+// The job a launcher started this process in, as env:// reads it when RANK and
+// WORLD_SIZE are unset: Open MPI's mpirun, MPICH's Hydra (PMI-1) or Slurm's srun. For a
+// framework that runs its own rendezvous (torch.distributed's env://) and needs the same
+// answers. The store's port is derived from the job's id unless MASTER_PORT or WEFT_PORT
+// gives one, so every rank computes the same.
+struct LaunchedJob {
+  std::string launcher;  // "Open MPI", "PMI", "Slurm"
+  int rank = 0;
+  int world_size = 1;
+  int local_rank = 0;  // 0 under PMI, which does not give it
+  // Where rank 0 runs: MASTER_ADDR when set, else the first node of Slurm's node list,
+  // or 127.0.0.1 for Open MPI on one host. Empty under PMI: weft learns it from the
+  // process manager, which only a member of the job can ask.
+  std::string store_host;
+  uint16_t store_port = 0;
+};
+// Nothing when no launcher is recognised; InvalidArgument naming the variable when one
+// is present but malformed or incomplete.
+std::optional<LaunchedJob> launched_job();
 
 bool is_initialized();
 int get_rank();        // rank in the world group

@@ -2,6 +2,7 @@
 // registry calls (through weft/torch.py) for every group made with backend "weft".
 #include <torch/csrc/utils/pybind.h>
 #include <torch/python.h>
+#include <weft/process_group.h>
 #include <weft/store.h>
 #include <weft/version.h>
 
@@ -36,6 +37,20 @@ PYBIND11_MODULE(_C, module) {
             return store.get(key, weft::Timeout(static_cast<int64_t>(timeout_seconds * 1000)));
           },
           py::call_guard<py::gil_scoped_release>());
+  // The launcher's job (Slurm, Open MPI, PMI), for weft/torch.py to give torch's env://
+  // what it reads: a dict, or None when no launcher is recognised.
+  module.def("launched_job", []() -> py::object {
+    auto job = weft::launched_job();
+    if (!job) return py::none();
+    py::dict d;
+    d["launcher"] = job->launcher;
+    d["rank"] = job->rank;
+    d["world_size"] = job->world_size;
+    d["local_rank"] = job->local_rank;
+    d["store_host"] = job->store_host;
+    d["store_port"] = job->store_port;
+    return d;
+  });
   module.def(
       "connect_store",
       [](const std::string& host, int port, double timeout_seconds) {

@@ -5,6 +5,8 @@ entry point); `import weft.torch` registers it explicitly. Then
 `init_process_group("weft")` (and `new_group(..., backend="weft")`) run every
 collective and point-to-point operation of CPU tensors over weft. Rendezvous goes through the store torch sets up (torchrun's
 TCPStore, a FileStore from `file://`, `env://`), so nothing else needs configuring.
+Under srun or mpirun without torchrun, importing this module (before
+init_process_group) gives torch's env:// the launcher's rank, size and store address.
 """
 
 import os
@@ -29,6 +31,27 @@ def _create_backend(options, backend_options=None):
         list(options.global_ranks_in_group),
         options.group_id,
     )
+
+
+def _give_torch_the_launchers_job():
+    """Under srun or mpirun without torchrun, torch's env:// finds none of its variables.
+    weft recognises those launchers (Slurm's SLURM_PROCID and node list, Open MPI's
+    OMPI_COMM_WORLD_*): RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR and MASTER_PORT are set
+    to what weft's own env:// would use, each only where unset. torch's store then runs
+    on rank 0's node at a port derived from the job's id. Under MPICH's Hydra (PMI) rank
+    0's address is not known before rendezvous: MASTER_ADDR stays unset, and torch says
+    so unless the program sets it."""
+    if "RANK" in os.environ or "WORLD_SIZE" in os.environ:
+        return
+    job = _C.launched_job()
+    if job is None:
+        return
+    os.environ["RANK"] = str(job["rank"])
+    os.environ["WORLD_SIZE"] = str(job["world_size"])
+    os.environ.setdefault("LOCAL_RANK", str(job["local_rank"]))
+    if job["store_host"]:
+        os.environ.setdefault("MASTER_ADDR", job["store_host"])
+    os.environ.setdefault("MASTER_PORT", str(job["store_port"]))
 
 
 def _give_torch_a_port_under_weftrun():
@@ -62,6 +85,7 @@ def register():
         dist.Backend.register_backend("weft", _create_backend, extended_api=True, devices=["cpu"])
 
 
+_give_torch_the_launchers_job()
 _give_torch_a_port_under_weftrun()
 register()
 

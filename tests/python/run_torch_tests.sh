@@ -2,7 +2,7 @@
 # weft as a torch.distributed backend: installs torch from PyPI into a virtualenv (once;
 # kept under .cache/torch), builds weft's Python package (python/) against the test
 # suite's build of libweft, and runs the pytest suite in tests/python, which starts its
-# own processes (2 and 4 per test) and torchrun jobs.
+# own processes (2 and 4 per test) and torchrun jobs; then a program under srun alone.
 #
 #   tests/python/run_torch_tests.sh [--full] [pytest options]
 #
@@ -64,6 +64,14 @@ if [ $full -eq 1 ]; then
     --junitxml="$suite_report" "$OLDPWD/tests/python/torch_distributed_suite.py" \
     -k "not test_ddp_logging_data_cpu") || status=1
 fi
+# srun alone, no torchrun: weft.torch gives torch's env:// Slurm's variables. Under the
+# private one-node Slurm of the C++ launcher test (tests/slurm/run_slurm_test.sh), which
+# resolves the program's path: env keeps the venv's python as it is named.
+echo "torch tests: srun -n 4 python tests/python/srun_program.py"
+srun_status=0
+tests/slurm/run_slurm_test.sh /usr/bin/env "$venv/bin/python" "$PWD/tests/python/srun_program.py" \
+  >"$root/srun.log" 2>&1 || { srun_status=1; status=1; cat "$root/srun.log"; }
+tail -n 1 "$root/srun.log"
 "$venv/bin/python" - "${reports[@]}" >"$root/cases" <<'PY'
 import sys
 import xml.etree.ElementTree as ET
@@ -74,4 +82,5 @@ for case in (c for r in sys.argv[1:] for c in ET.parse(r).iter("testcase")):
         name = f"pytest {case.get('classname')}.{case.get('name')}".replace("=", ":")
         print(f"{name}={1 if failed else 0}")
 PY
+echo "torch.distributed under srun -n 4 (tests/python/srun_program.py)=$srun_status" >>"$root/cases"
 exit $status

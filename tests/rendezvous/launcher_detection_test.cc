@@ -11,6 +11,7 @@
 
 #include "rendezvous/init_method.h"
 #include "weft/error.h"
+#include "weft/process_group.h"
 
 namespace {
 
@@ -106,6 +107,25 @@ TEST(LauncherDetection, SlurmStoreIsOnTheFirstNodeOfTheStep) {
   EXPECT_EQ(l->local_rank, 1);
   EXPECT_EQ(l->store_host, "node07");
   EXPECT_EQ(l->store_port, port_for_job(4242 * 64 + 3));
+}
+
+TEST(LauncherDetection, ThePublicLaunchedJobSaysTheSame) {
+  environment({{"SLURM_PROCID", "2"},
+               {"SLURM_NTASKS", "4"},
+               {"SLURM_LOCALID", "2"},
+               {"SLURM_JOB_NODELIST", "node[3-4]"},
+               {"SLURM_JOB_ID", "77"},
+               {"SLURM_STEP_ID", "0"}});
+  auto job = weft::launched_job();
+  ASSERT_TRUE(job.has_value());
+  EXPECT_EQ(job->launcher, "Slurm");
+  EXPECT_EQ(job->rank, 2);
+  EXPECT_EQ(job->world_size, 4);
+  EXPECT_EQ(job->local_rank, 2);
+  EXPECT_EQ(job->store_host, "node3");
+  EXPECT_EQ(job->store_port, port_for_job(77 * 64));
+  environment({});
+  EXPECT_FALSE(weft::launched_job().has_value());
 }
 
 TEST(LauncherDetection, EnvMethodUsesTheLauncherWhenOnlyTheStoreAddressIsGiven) {
