@@ -57,13 +57,15 @@ void give_to_shared(FreeBlock* block) {
 // The thread's own blocks. The pointer, trivially destructible, stays readable after the
 // owner is destroyed at thread exit and then says there is no cache any more (kGone),
 // for the blocks dropped by destructors that run after it. One thread-local variable
-// on the fast path: in a shared library each costs a call to find it.
+// on the fast path: in a shared library each costs a call to find it, unless, as here,
+// it is in the static TLS block (initial-exec: one pointer, which fits the block's
+// reserve even when the library is loaded by dlopen, as Python loads it).
 struct ThreadCache {
   FreeList list;
   ~ThreadCache();
 };
 ThreadCache* const kGone = reinterpret_cast<ThreadCache*>(alignof(ThreadCache));
-thread_local ThreadCache* thread_cache = nullptr;
+[[gnu::tls_model("initial-exec")]] thread_local ThreadCache* thread_cache = nullptr;
 
 ThreadCache::~ThreadCache() {
   thread_cache = kGone;

@@ -21,7 +21,26 @@ enum class DType : uint8_t {
 };
 inline constexpr int kNumDTypes = 10;
 
-size_t dtype_size(DType dtype);
+// Bytes per element; inline, since every size check of every call asks.
+constexpr size_t dtype_size(DType dtype) {
+  switch (dtype) {
+    case DType::kInt8:
+    case DType::kUInt8:
+      return 1;
+    case DType::kFloat16:
+    case DType::kBFloat16:
+      return 2;
+    case DType::kInt32:
+    case DType::kUInt32:
+    case DType::kFloat32:
+      return 4;
+    case DType::kInt64:
+    case DType::kUInt64:
+    case DType::kFloat64:
+      return 8;
+  }
+  return 0;
+}
 const char* dtype_name(DType dtype);
 
 // IEEE binary16 and bfloat16 values, stored as their 16 raw bits.

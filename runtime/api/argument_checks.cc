@@ -45,13 +45,15 @@ void Checker::tensor(const Tensor& t, const char* name) const {
   // count x element size must be a size: no buffer holds more than PTRDIFF_MAX bytes,
   // and a product that wrapped would make every later size check meaningless.
   const uint64_t element = dtype_size(t.dtype());
-  if (t.count() > static_cast<uint64_t>(PTRDIFF_MAX) / element) {
+  uint64_t bytes;  // a multiplication, not a division by the element size: every call checks
+  if (__builtin_mul_overflow(t.count(), element, &bytes) ||
+      bytes > static_cast<uint64_t>(PTRDIFF_MAX)) {
     fail(std::string(name) + " has " + std::to_string(t.count()) + " elements of " +
          dtype_name(t.dtype()) + ", more than any buffer can hold (" + std::to_string(element) +
          " bytes each)");
   }
-  if (t.count() > 0 && reinterpret_cast<uintptr_t>(t.data()) > UINTPTR_MAX - t.bytes()) {
-    fail(std::string(name) + "'s " + std::to_string(t.bytes()) +
+  if (t.count() > 0 && reinterpret_cast<uintptr_t>(t.data()) > UINTPTR_MAX - bytes) {
+    fail(std::string(name) + "'s " + std::to_string(bytes) +
          " bytes would run past the end of the address space");
   }
 }

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -214,6 +215,9 @@ TEST_F(MpiProgramsElsewhere, TheLibraryExportsExactlyTheStandardsFunctions) {
   std::istringstream symbols(nm.output);
   std::string address, kind, symbol;
   while (symbols >> address >> kind >> symbol) {
+    // A local symbol (lower-case kind) is in the table only for a relocation of the
+    // library's own, such as its initial-exec thread-locals': nothing outside binds to it.
+    if (std::islower(static_cast<unsigned char>(kind[0]))) continue;
     if (symbol.rfind("PMPI_", 0) == 0) {
       exported.insert("P" + symbol.substr(5));
     } else if (symbol.rfind("MPI_", 0) == 0) {
