@@ -25,6 +25,17 @@ const char* needs_shared_arena(const CollectiveSpec& spec) {
                              "WEFT_SHM_ARENA_BYTES not 0)";
 }
 
+const char* needs_hosts(const CollectiveSpec& spec) {
+  return spec.hosts != nullptr ? nullptr
+                               : "needs a group across several hosts, with more than one "
+                                 "rank on some host";
+}
+
+const char* needs_uniform_hosts(const CollectiveSpec& spec) {
+  if (const char* why = needs_hosts(spec)) return why;
+  return spec.hosts->uniform ? nullptr : "needs the same number of ranks on every host";
+}
+
 constexpr Algorithm kAlgorithms[] = {
     {K::kBarrier, "dissemination", algorithms::dissemination_barrier},
     {K::kBroadcast, "binomial", algorithms::binomial_broadcast},
@@ -48,6 +59,13 @@ constexpr Algorithm kAlgorithms[] = {
      needs_power_of_two},
     {K::kReduceScatter, "ring", algorithms::ring_reduce_scatter},
     {K::kAllToAll, "pairwise", algorithms::pairwise_all_to_all},
+    // Across hosts (algorithms/hierarchical.cc).
+    {K::kAllReduce, "hierarchical", algorithms::hierarchical_all_reduce, needs_hosts},
+    {K::kAllReduce, "hierarchical_sliced", algorithms::sliced_hierarchical_all_reduce,
+     needs_uniform_hosts},
+    {K::kBroadcast, "hierarchical", algorithms::hierarchical_broadcast, needs_hosts},
+    {K::kReduce, "hierarchical", algorithms::hierarchical_reduce, needs_hosts},
+    {K::kAllGather, "hierarchical", algorithms::hierarchical_all_gather, needs_uniform_hosts},
     // In the group's shared-memory arena (collectives/arena).
     {K::kBarrier, "shm", nullptr, needs_shared_arena, arena::barrier},
     {K::kBroadcast, "shm", nullptr, needs_shared_arena, arena::broadcast},
@@ -89,6 +107,18 @@ const Algorithm& table_choice(const CollectiveSpec& spec) {
     const bool broadcast_over_links = spec.kind == K::kBroadcast && n == 2 && bytes >= (32 << 10);
     const Algorithm* choice = shm[static_cast<int>(spec.kind)];
     if (choice != nullptr && !broadcast_over_links) return *choice;
+  }
+  if (spec.hosts != nullptr) {
+    // Across hosts, the network is what costs: docs/ALGORITHMS.md, "Hierarchical
+    // algorithms". Slices pay off once each rank's slice is worth a message of its own.
+    if (spec.kind == K::kAllReduce) {
+      const bool sliced = spec.hosts->uniform && bytes >= (256 << 10);
+      return named(spec.kind, sliced ? "hierarchical_sliced" : "hierarchical");
+    }
+    if (spec.kind == K::kBroadcast || spec.kind == K::kReduce ||
+        (spec.kind == K::kAllGather && spec.hosts->uniform)) {
+      return named(spec.kind, "hierarchical");
+    }
   }
   switch (spec.kind) {
     case K::kBarrier:

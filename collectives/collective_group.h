@@ -11,18 +11,22 @@
 #include <memory>
 
 #include "collectives/arena/shared_arena.h"
+#include "collectives/host_layout.h"
 #include "p2p/group_state.h"
 
 namespace weft::collectives {
 
 class CollectiveGroup {
  public:
-  // `space`: the matching space of the collectives; `arena`: null when the group has none.
-  CollectiveGroup(std::shared_ptr<const p2p::GroupState> space, std::shared_ptr<SharedArena> arena)
-      : space_(std::move(space)), arena_(std::move(arena)) {}
+  // `space`: the matching space of the collectives; `arena`: null when the group has none;
+  // `hosts`: the group's host layout, null when it has none (host_layout.h).
+  CollectiveGroup(std::shared_ptr<const p2p::GroupState> space, std::shared_ptr<SharedArena> arena,
+                  const HostLayout* hosts)
+      : space_(std::move(space)), arena_(std::move(arena)), hosts_(hosts) {}
 
   const std::shared_ptr<const p2p::GroupState>& space() const { return space_; }
   SharedArena* arena() const { return arena_.get(); }
+  const HostLayout* hosts() const { return hosts_; }
 
   // The tag of the next collective. Taken in call order, which every rank shares.
   int take_tag() const {
@@ -32,6 +36,7 @@ class CollectiveGroup {
  private:
   std::shared_ptr<const p2p::GroupState> space_;
   std::shared_ptr<SharedArena> arena_;
+  const HostLayout* hosts_;  // interned: lives as long as the process
   mutable std::atomic<uint32_t> next_tag_{0};
 };
 

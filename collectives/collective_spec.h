@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "collectives/host_layout.h"
 #include "weft/tensor.h"
 #include "weft/types.h"
 
@@ -64,6 +65,11 @@ struct CollectiveSpec {
   // The group has a shared-memory arena (every member shares memory with every other):
   // the same on every member, so the selection table may key on it.
   bool shared_arena = false;
+
+  // Which host each rank runs on, when the group spans several and some host has more
+  // than one rank (the hierarchical algorithms need it); null otherwise. Owned by the
+  // group (runtime/group_record.h), the same on every member.
+  const HostLayout* hosts = nullptr;
 
   // Segment size of pipelined algorithms, in elements (at least 1).
   uint64_t segment = 1;

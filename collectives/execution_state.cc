@@ -29,7 +29,8 @@ bool ExecutionState::repeats(const CollectiveSpec& spec) const {
          s.count == spec.count && s.input_in_output == spec.input_in_output &&
          s.output_in_input == spec.output_in_input && s.variable_counts == spec.variable_counts &&
          s.shared_arena == spec.shared_arena && s.segment == spec.segment &&
-         same_blocks(s.blocks, spec.blocks) && same_blocks(s.recv_blocks, spec.recv_blocks);
+         same_blocks(s.blocks, spec.blocks) && same_blocks(s.recv_blocks, spec.recv_blocks) &&
+         s.hosts == spec.hosts;
 }
 
 void ExecutionState::remember(const CollectiveSpec& spec, const Algorithm& algorithm, bool empty,

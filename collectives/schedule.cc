@@ -4,19 +4,38 @@
 
 namespace weft::collectives {
 
+Region ScheduleBuilder::viewed(Region r) const {
+  if (view_ == nullptr) return r;
+  switch (r.buffer) {
+    case Buffer::kInput:
+      return {view_->input, view_->input_offset + r.offset, r.count};
+    case Buffer::kOutput:
+      return {view_->output, view_->output_offset + r.offset, r.count};
+    case Buffer::kScratch:
+      break;
+  }
+  return r;
+}
+
 OpId ScheduleBuilder::send(int peer, Region src, std::initializer_list<OpId> after) {
-  return add({.type = OpType::kSend, .peer = peer, .dst = {}, .a = src, .b = {}}, after, {src}, {});
+  src = viewed(src);
+  return add({.type = OpType::kSend, .peer = viewed_peer(peer), .dst = {}, .a = src, .b = {}},
+             after, {src}, {});
 }
 
 OpId ScheduleBuilder::recv(int peer, Region dst, std::initializer_list<OpId> after) {
-  return add({.type = OpType::kRecv, .peer = peer, .dst = dst, .a = {}, .b = {}}, after, {}, {dst});
+  dst = viewed(dst);
+  return add({.type = OpType::kRecv, .peer = viewed_peer(peer), .dst = dst, .a = {}, .b = {}},
+             after, {}, {dst});
 }
 
 OpId ScheduleBuilder::reduce(Region dst, Region a, Region b) {
+  dst = viewed(dst), a = viewed(a), b = viewed(b);
   return add({.type = OpType::kReduce, .dst = dst, .a = a, .b = b}, {}, {a, b}, {dst});
 }
 
 OpId ScheduleBuilder::copy(Region dst, Region src) {
+  dst = viewed(dst), src = viewed(src);
   return add({.type = OpType::kCopy, .dst = dst, .a = src, .b = {}}, {}, {src}, {dst});
 }
 

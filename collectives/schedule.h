@@ -95,6 +95,22 @@ class ScheduleBuilder {
   bool aliased() const { return aliased_; }
   Schedule finish() &&;
 
+  // A phase of a composed algorithm (algorithms/hierarchical.cc): while a view is set,
+  // the ops added come from a generator written for a group of its own. Its peer p is
+  // group rank ranks[p]; its input is buffer `input` (kOutput, or kScratch, for a phase
+  // that works on what an earlier phase left there) from element `input_offset`; its
+  // output is buffer `output` from element `output_offset`. The scratch it allocates is
+  // the builder's, after every region allocated before.
+  struct View {
+    const std::vector<int>* ranks = nullptr;
+    Buffer input = Buffer::kInput;
+    uint64_t input_offset = 0;
+    uint64_t output_offset = 0;
+    Buffer output = Buffer::kOutput;
+  };
+  // Null: no view. The view must outlive the ops added under it.
+  void set_view(const View* view) { view_ = view; }
+
  private:
   struct Access {
     uint64_t end = 0;
@@ -111,6 +127,11 @@ class ScheduleBuilder {
   static void split(Accesses& accesses, uint64_t at);
   void track(Region r, bool write, OpId op, std::vector<OpId>& deps);
 
+  // Where the current view's region and peer are in the whole schedule.
+  Region viewed(Region r) const;
+  int viewed_peer(int peer) const { return view_ == nullptr ? peer : (*view_->ranks)[peer]; }
+
+  const View* view_ = nullptr;
   bool aliased_ = false;
   Buffer inner_ = Buffer::kInput, outer_ = Buffer::kOutput;
   uint64_t alias_offset_ = 0;

@@ -21,6 +21,7 @@ uint64_t hash_of(const Algorithm& algorithm, const CollectiveSpec& spec) {
   h.add(spec.segment);
   for (const Block& b : spec.blocks) h.add(b);
   for (const Block& b : spec.recv_blocks) h.add(b);
+  h.add(spec.hosts == nullptr ? 0 : spec.hosts->fingerprint);
   return h.value();
 }
 
@@ -37,7 +38,7 @@ bool same_schedule_inputs(const CollectiveSpec& a, const CollectiveSpec& b) {
          a.count == b.count && a.input_in_output == b.input_in_output &&
          a.output_in_input == b.output_in_input && a.variable_counts == b.variable_counts &&
          a.segment == b.segment && same_blocks(a.blocks, b.blocks) &&
-         same_blocks(a.recv_blocks, b.recv_blocks);
+         same_blocks(a.recv_blocks, b.recv_blocks) && a.hosts == b.hosts;
 }
 
 }  // namespace

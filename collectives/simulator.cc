@@ -25,6 +25,7 @@ struct Posted {
   int rank;
   OpId op;
   int ready_round;
+  int ready_inter_host_round;
 };
 
 struct VirtualRank {
@@ -32,7 +33,8 @@ struct VirtualRank {
   std::unique_ptr<ScheduleRun> run;
   std::vector<std::byte> scratch;
   Buffers buffers;
-  std::vector<int> finish_round;  // per op
+  std::vector<int> finish_round;             // per op
+  std::vector<int> finish_inter_host_round;  // per op: the inter-host messages before it
 };
 
 class Simulation {
@@ -43,6 +45,7 @@ class Simulation {
     report_.bytes_sent.assign(specs.size(), 0);
     report_.messages_sent.assign(specs.size(), 0);
     report_.scratch_bytes.assign(specs.size(), 0);
+    if (hosts() != nullptr) report_.inter_host_bytes_sent.assign(hosts()->hosts(), 0);
     for (size_t r = 0; r < specs.size(); ++r) {
       VirtualRank& v = ranks_[r];
       v.schedule = build_schedule(algorithm, specs[r]);
@@ -52,6 +55,7 @@ class Simulation {
       v.buffers = buffers[r];
       v.buffers.scratch = v.scratch.data();
       v.finish_round.assign(v.schedule.ops.size(), 0);
+      v.finish_inter_host_round.assign(v.schedule.ops.size(), 0);
     }
   }
 
@@ -71,16 +75,22 @@ class Simulation {
     }
     for (const VirtualRank& v : ranks_) {
       for (int round : v.finish_round) report_.rounds = std::max(report_.rounds, round);
+      for (int round : v.finish_inter_host_round) {
+        report_.inter_host_rounds = std::max(report_.inter_host_rounds, round);
+      }
     }
     return report_;
   }
 
  private:
-  int ready_round(const VirtualRank& v, OpId id) const {
+  // The layout the simulated group runs on (the specs agree on it); null for one host.
+  const HostLayout* hosts() const { return specs_.empty() ? nullptr : specs_[0].hosts; }
+
+  static int ready_round(const VirtualRank& v, const std::vector<int>& finish, OpId id) {
     const Op& op = v.schedule.ops[id];
     int round = 0;
     for (uint32_t d = op.deps_begin; d < op.deps_end; ++d) {
-      round = std::max(round, v.finish_round[v.schedule.deps[d]]);
+      round = std::max(round, finish[v.schedule.deps[d]]);
     }
     return round;
   }
@@ -93,10 +103,12 @@ class Simulation {
     for (size_t i = 0; i < ready_.size(); ++i) {
       OpId id = ready_[i];
       const Op& op = v.schedule.ops[id];
-      int round = ready_round(v, id);
+      int round = ready_round(v, v.finish_round, id);
+      int inter_host_round = ready_round(v, v.finish_inter_host_round, id);
       if (op.type == OpType::kReduce || op.type == OpType::kCopy) {
         run_local_op(op, specs_[rank], v.buffers);
         v.finish_round[id] = round;
+        v.finish_inter_host_round[id] = inter_host_round;
         v.run->finished(id);
         v.run->take_ready(ready_);
         continue;
@@ -108,7 +120,7 @@ class Simulation {
                                               " addresses invalid peer " + std::to_string(op.peer));
       }
       Channel& c = channels_[static_cast<int64_t>(from) * ranks_.size() + to];
-      (op.type == OpType::kSend ? c.sends : c.recvs).push_back({rank, id, round});
+      (op.type == OpType::kSend ? c.sends : c.recvs).push_back({rank, id, round, inter_host_round});
       match(c, from, to);
     }
     return true;
@@ -143,6 +155,12 @@ class Simulation {
       int round = std::max(s.ready_round, r.ready_round) + 1;
       sender.finish_round[s.op] = round;
       receiver.finish_round[r.op] = round;
+      const bool crosses = hosts() != nullptr && hosts()->host_of[from] != hosts()->host_of[to];
+      if (crosses) report_.inter_host_bytes_sent[hosts()->host_of[from]] += send.a.count * size;
+      int inter_host_round =
+          std::max(s.ready_inter_host_round, r.ready_inter_host_round) + (crosses ? 1 : 0);
+      sender.finish_inter_host_round[s.op] = inter_host_round;
+      receiver.finish_inter_host_round[r.op] = inter_host_round;
       sender.run->finished(s.op);
       receiver.run->finished(r.op);
     }

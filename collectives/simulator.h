@@ -23,6 +23,11 @@ struct SimulationReport {
   std::vector<uint64_t> bytes_sent;     // per rank
   std::vector<uint64_t> messages_sent;  // per rank
   std::vector<uint64_t> scratch_bytes;  // per rank
+  // With a host layout (CollectiveSpec::hosts): the bytes each host sent to others, and
+  // the longest chain counting only messages between hosts (the rounds a slow network
+  // pays for).
+  std::vector<uint64_t> inter_host_bytes_sent;  // per host
+  int inter_host_rounds = 0;
 
   uint64_t max_bytes_sent() const;
   uint64_t max_messages_sent() const;

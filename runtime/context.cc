@@ -37,14 +37,23 @@ const std::shared_ptr<const GroupRecord>& resolve_group(const Group& group, cons
   return record;
 }
 
+const collectives::HostLayout* host_layout_of(const Context& c,
+                                              const std::vector<int>& world_ranks) {
+  if (c.host_keys.empty()) return nullptr;  // a world of one
+  std::vector<uint64_t> keys;
+  keys.reserve(world_ranks.size());
+  for (int w : world_ranks) keys.push_back(c.host_keys[w]);
+  return collectives::host_layout(keys);
+}
+
 std::shared_ptr<const GroupRecord> make_group_record(
     uint32_t comm, std::string name, std::vector<int> world_ranks, int rank, Timeout timeout,
-    std::shared_ptr<collectives::SharedArena> arena) {
+    std::shared_ptr<collectives::SharedArena> arena, const collectives::HostLayout* hosts) {
   auto collectives_space = p2p::make_group_state(comm + 1, name, world_ranks, rank, timeout);
   auto messages =
       p2p::make_group_state(comm, std::move(name), std::move(world_ranks), rank, timeout);
   return std::make_shared<const GroupRecord>(std::move(messages), std::move(collectives_space),
-                                             std::move(arena));
+                                             std::move(arena), hosts);
 }
 
 }  // namespace weft::runtime

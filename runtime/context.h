@@ -32,6 +32,9 @@ struct Context {
   uint64_t job_id = 0;
   // By world rank: whether the link to that peer is shared memory.
   std::vector<bool> shares_memory;
+  // By world rank: equal for ranks on one host (one machine and network namespace), for
+  // the groups' host layouts (collectives/host_layout.h).
+  std::vector<uint64_t> host_keys;
   collectives::SharedArena::Options arena_options;  // how arena waits spin, as the engine's
   // Declared in construction order and destroyed in reverse, so the job's store (and its
   // server) outlives the engine.
@@ -69,6 +72,11 @@ const std::shared_ptr<const GroupRecord>& resolve_group(const Group& group, cons
 // The first of `count` consecutive comm ids no other group of the job has, drawn from
 // the job's store (runtime/init/job_services.cc); the caller shares them with the
 // other members.
+// The host layout of the group of `world_ranks` (null on one host, or with one rank per
+// host), from the host identities every rank published at init.
+const collectives::HostLayout* host_layout_of(const Context& c,
+                                              const std::vector<int>& world_ranks);
+
 uint64_t take_fresh_comm_ids(Context& c, uint64_t count, base::Deadline deadline);
 
 }  // namespace weft::runtime

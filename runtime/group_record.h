@@ -24,9 +24,9 @@ namespace weft::runtime {
 struct GroupRecord {
   GroupRecord(std::shared_ptr<const p2p::GroupState> messages,
               std::shared_ptr<const p2p::GroupState> collectives_space,
-              std::shared_ptr<collectives::SharedArena> arena)
+              std::shared_ptr<collectives::SharedArena> arena, const collectives::HostLayout* hosts)
       : messages(std::move(messages)),
-        collectives(std::move(collectives_space), std::move(arena)) {}
+        collectives(std::move(collectives_space), std::move(arena), hosts) {}
 
   const std::string& name() const { return messages->name; }
   int rank() const { return messages->rank; }
@@ -39,11 +39,12 @@ struct GroupRecord {
   mutable std::atomic<bool> destroyed{false};
 };
 
-// A group with comm ids `comm` (point-to-point) and `comm + 1` (collectives) and the
-// shared-memory arena `arena` (null: none).
+// A group with comm ids `comm` (point-to-point) and `comm + 1` (collectives), the
+// shared-memory arena `arena` (null: none) and the host layout `hosts` (null: none,
+// host_layout_of in runtime/context.h).
 std::shared_ptr<const GroupRecord> make_group_record(
     uint32_t comm, std::string name, std::vector<int> world_ranks, int rank, Timeout timeout,
-    std::shared_ptr<collectives::SharedArena> arena);
+    std::shared_ptr<collectives::SharedArena> arena, const collectives::HostLayout* hosts);
 
 struct Handles {
   static Group group(std::shared_ptr<const GroupRecord> record) { return Group(std::move(record)); }

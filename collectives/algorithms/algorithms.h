@@ -39,5 +39,11 @@ void ring_reduce_scatter(const CollectiveSpec& spec, ScheduleBuilder& b);
 void recursive_halving_reduce_scatter(const CollectiveSpec& spec, ScheduleBuilder& b);
 // all_to_all
 void pairwise_all_to_all(const CollectiveSpec& spec, ScheduleBuilder& b);
+// groups across hosts (CollectiveSpec::hosts; hierarchical.cc)
+void hierarchical_all_reduce(const CollectiveSpec& spec, ScheduleBuilder& b);
+void sliced_hierarchical_all_reduce(const CollectiveSpec& spec, ScheduleBuilder& b);
+void hierarchical_broadcast(const CollectiveSpec& spec, ScheduleBuilder& b);
+void hierarchical_reduce(const CollectiveSpec& spec, ScheduleBuilder& b);
+void hierarchical_all_gather(const CollectiveSpec& spec, ScheduleBuilder& b);
 
 }  // namespace weft::collectives::algorithms

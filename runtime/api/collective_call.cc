@@ -232,6 +232,7 @@ CollectiveCall make_call(const Checker& checker, const char* op, CollectiveKind 
   call.spec.rank = checker.rank();
   call.spec.segment = collectives::segment_elements(dtype);
   call.spec.shared_arena = call.group->collectives.arena() != nullptr;
+  call.spec.hosts = call.group->collectives.hosts();
   return call;
 }
 

@@ -113,7 +113,8 @@ Group new_group(const std::vector<int>& given, Timeout timeout) {
   if (my_rank >= 0)
     arena = runtime::establish_arena(c, comm, ranks, my_rank, deadline_after(c, timeout));
   return runtime::Handles::group(runtime::make_group_record(comm, std::move(name), ranks, my_rank,
-                                                            c.timeout, std::move(arena)));
+                                                            c.timeout, std::move(arena),
+                                                            runtime::host_layout_of(c, ranks)));
 }
 
 std::optional<Group> split_group(const Group& parent, int color, int key, Timeout timeout) {
@@ -156,8 +157,9 @@ std::optional<Group> split_group(const Group& parent, int color, int key, Timeou
   }
   std::string name = "split" + std::to_string(comm) + "{" + rank_list(world_ranks) + "}";
   auto arena = runtime::establish_arena(c, comm, world_ranks, my_rank, deadline);
-  return runtime::Handles::group(runtime::make_group_record(comm, std::move(name), world_ranks,
-                                                            my_rank, c.timeout, std::move(arena)));
+  return runtime::Handles::group(
+      runtime::make_group_record(comm, std::move(name), world_ranks, my_rank, c.timeout,
+                                 std::move(arena), runtime::host_layout_of(c, world_ranks)));
 }
 
 Group subgroup(const Group& parent, const std::vector<int>& parent_ranks, int tag,
@@ -196,8 +198,8 @@ Group subgroup(const Group& parent, const std::vector<int>& parent_ranks, int ta
   // parent and with messages only between the members: the rest of the parent is free.
   // A handle whose point-to-point messages travel in the parent's collectives space.
   const std::shared_ptr<const p2p::GroupState>& collectives_space = record->collectives.space();
-  Group space = runtime::Handles::group(
-      std::make_shared<const runtime::GroupRecord>(collectives_space, collectives_space, nullptr));
+  Group space = runtime::Handles::group(std::make_shared<const runtime::GroupRecord>(
+      collectives_space, collectives_space, nullptr, nullptr));
   const int wire_tag = kSubgroupTagBase | (tag & kSubgroupTagMask);
   const uint64_t list = fingerprint(world_ranks);
   std::vector<uint64_t> message{kSubgroupMagic, list, static_cast<uint64_t>(tag), 0};
@@ -225,8 +227,9 @@ Group subgroup(const Group& parent, const std::vector<int>& parent_ranks, int ta
   base::Deadline deadline = deadline_after(c, timeout);
   std::string name = "subgroup" + std::to_string(comm) + "{" + rank_list(world_ranks) + "}";
   auto arena = runtime::establish_arena(c, comm, world_ranks, my_rank, deadline);
-  return runtime::Handles::group(runtime::make_group_record(comm, std::move(name), world_ranks,
-                                                            my_rank, c.timeout, std::move(arena)));
+  return runtime::Handles::group(
+      runtime::make_group_record(comm, std::move(name), world_ranks, my_rank, c.timeout,
+                                 std::move(arena), runtime::host_layout_of(c, world_ranks)));
 }
 
 void destroy_group(const Group& group) {

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "base/env.h"
+#include "base/fnv_hash.h"
 #include "base/log.h"
 #include "collectives/call_stamp.h"
 #include "rendezvous/file_store.h"
@@ -49,6 +50,16 @@ constexpr auto kAbortLinger = std::chrono::seconds(30);
 constexpr int kMaxStoreLosses = 20;
 // How long destroy_process_group waits for queued data to leave.
 constexpr auto kDrainTimeout = std::chrono::seconds(10);
+
+// Equal for ranks on one host, as the host layouts of groups count hosts: one machine
+// (boot id) and one network namespace, so that the namespaces of the multi-host tests
+// are hosts of their own.
+uint64_t host_key(const base::HostIdentity& host) {
+  base::Fnv1a h;
+  for (char ch : host.boot_id) h.add(ch);
+  h.add(host.net_namespace);
+  return h.value();
+}
 
 double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -404,6 +415,7 @@ void join_job(rendezvous::InitSpec spec, const std::string& backend, const std::
     }
     c->job_id = job_id;
     c->shares_memory.assign(spec.world_size, false);
+    for (const runtime::PeerRecord& r : records) c->host_keys.push_back(host_key(r.host));
     c->arena_options = {options.spin, options.oversubscribed};
     if (connector) {
       std::optional<runtime::ShmPeers> shm;
@@ -420,7 +432,8 @@ void join_job(rendezvous::InitSpec spec, const std::string& backend, const std::
     std::shared_ptr<collectives::SharedArena> arena;
     or_abort_join(*c,
                   [&] { arena = runtime::establish_arena(*c, 0, everyone, spec.rank, deadline); });
-    c->world = runtime::make_group_record(0, "world", everyone, spec.rank, t, std::move(arena));
+    c->world = runtime::make_group_record(0, "world", everyone, spec.rank, t, std::move(arena),
+                                          runtime::host_layout_of(*c, everyone));
   } catch (const Error&) {
     linger_after_abort(*c, spec, deadline);
     throw;

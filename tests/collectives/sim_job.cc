@@ -60,6 +60,7 @@ SimResult run_sim(const Algorithm& algorithm, const SimCase& c) {
     s.count = c.count;
     s.segment = c.segment;
     s.variable_counts = c.variable;
+    s.hosts = c.hosts;
     uint64_t in_count = 0, out_count = 0;
     switch (c.kind) {
       case CollectiveKind::kBarrier:

@@ -20,6 +20,7 @@ struct SimCase {
   bool in_place = false;
   bool variable = false;  // v-forms: rank r contributes count + r % 3 elements
   uint64_t segment = 1 << 20;
+  const HostLayout* hosts = nullptr;  // the hierarchical algorithms' (host_layout())
 };
 
 struct SimResult {
