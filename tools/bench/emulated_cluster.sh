@@ -88,6 +88,10 @@ down() {
     done
     rm -rf "$NS_DIR/$ns.tmp"
   done
+  # The last cluster down takes the private mount point with it.
+  if mountpoint -q "$NS_DIR" && [ -z "$(ls -A "$NS_DIR")" ]; then
+    umount "$NS_DIR" && rmdir "$NS_DIR"
+  fi
 }
 
 case "${1:-}" in
