@@ -1,16 +1,17 @@
 #!/usr/bin/env python3
-"""Merges the rounds of tools/bench/compare_cluster.sh into one table.
+"""Merges the rounds of tools/bench/compare_cluster.sh into one table per collective.
 
-A round is a directory holding weft.json (weft-bench all_reduce), openmpi.json (mpi_bench
-all_reduce under Open MPI) and gloo.json (gloo_allreduce), from runs that followed each
-other. Per size the table shows the medians over the rounds of each library's µs per
-call (weft and Open MPI out of place, Gloo's algorithms in place) and of the per-round
-ratios weft / Open MPI and weft / Gloo, each pairing runs that saw the same machine; a
-ratio below 1 means weft is faster. A round may also hold weft_flat.json (weft with a
-flat algorithm forced, compare_cluster.sh --flat): then weft / flat is shown too. `wrong` adds up the wrong elements of every library
+A round is a directory holding, for COLLECTIVE, weft.COLLECTIVE.json (weft-bench),
+openmpi.COLLECTIVE.json (mpi_bench under Open MPI) and, for all_reduce, gloo.all_reduce.json
+(gloo_allreduce), from runs that followed each other. Per size the table shows the
+medians over the rounds of each library's µs per call (weft and Open MPI out of place,
+Gloo's algorithms in place) and of the per-round ratios weft / Open MPI and weft / Gloo,
+each pairing runs that saw the same machine; a ratio below 1 means weft is faster. A
+round may also hold weft_flat.COLLECTIVE.json (weft with a flat algorithm forced,
+compare_cluster.sh --flat): then weft / flat is shown too. `wrong` adds up the wrong elements of every library
 and round; the exit status is 1 if it is not 0.
 
-usage: cluster_table.py ROUND_DIR...
+usage: cluster_table.py COLLECTIVE ROUND_DIR...
 """
 
 import os
@@ -20,26 +21,30 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_rows import by_bytes, fmt, load, median  # noqa: E402  (tools/bench)
 
-# library, file, field of its time, fields of its wrong counts
-LIBRARIES = (("weft", "weft.json", "oop_us", ("oop_wrong", "ip_wrong")),
-             ("openmpi", "openmpi.json", "oop_us", ("oop_wrong", "ip_wrong")),
-             ("gloo", "gloo.json", "gloo_us", ("wrong",)))
+# library, file prefix, field of its time, fields of its wrong counts
+LIBRARIES = (("weft", "weft", "oop_us", ("oop_wrong", "ip_wrong")),
+             ("openmpi", "openmpi", "oop_us", ("oop_wrong", "ip_wrong")),
+             ("gloo", "gloo", "gloo_us", ("wrong",)))
+FIELD = {name: field for name, _, field, _ in LIBRARIES}
 
 
-def main(rounds):
+def main(collective, rounds):
+    def path(directory, prefix):
+        return os.path.join(directory, f"{prefix}.{collective}.json")
+
     times = {}   # (library, bytes) -> [us per round]
     ratios = {}  # (other, bytes) -> [weft / other per round]
     wrong = 0
-    flat = all(os.path.exists(os.path.join(d, "weft_flat.json")) for d in rounds)
+    flat = all(os.path.exists(path(d, "weft_flat")) for d in rounds)
     for directory in rounds:
-        rows = {name: by_bytes(load(os.path.join(directory, file)))
-                for name, file, _, _ in LIBRARIES}
+        rows = {name: by_bytes(load(path(directory, prefix)))
+                for name, prefix, _, _ in LIBRARIES if os.path.exists(path(directory, prefix))}
         for name, _, field, wrong_fields in LIBRARIES:
-            for size, row in rows[name].items():
+            for size, row in rows.get(name, {}).items():
                 times.setdefault((name, size), []).append(row[field])
                 wrong += sum(int(row.get(w, 0)) for w in wrong_fields)
         if flat:
-            rows["flat"] = by_bytes(load(os.path.join(directory, "weft_flat.json")))
+            rows["flat"] = by_bytes(load(path(directory, "weft_flat")))
             for size, row in rows["flat"].items():
                 times.setdefault(("flat", size), []).append(row["oop_us"])
                 wrong += int(row.get("oop_wrong", 0)) + int(row.get("ip_wrong", 0))
@@ -48,9 +53,8 @@ def main(rounds):
                         rows["weft"][size]["oop_us"] / row["oop_us"])
         for size, row in rows["weft"].items():
             for other in ("openmpi", "gloo"):
-                if size in rows[other]:
-                    ratio = row["oop_us"] / rows[other][size][LIBRARIES[1 if other == "openmpi"
-                                                                        else 2][2]]
+                if size in rows.get(other, {}):
+                    ratio = row["oop_us"] / rows[other][size][FIELD[other]]
                     ratios.setdefault((other, size), []).append(ratio)
     sizes = sorted({size for (_, size) in times})
     print(f"# {'bytes':>10} {'weft_us':>11} {'openmpi_us':>11} {'gloo_us':>11} "
@@ -71,7 +75,7 @@ def main(rounds):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help"):
+    if len(sys.argv) < 3 or sys.argv[1] in ("-h", "--help"):
         print(__doc__, file=sys.stderr)
         sys.exit(2)
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main(sys.argv[1], sys.argv[2:]))

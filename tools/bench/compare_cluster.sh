@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
-# all_reduce across emulated hosts (tools/bench/emulated_cluster.sh: network namespaces
+# Collectives across emulated hosts (tools/bench/emulated_cluster.sh: network namespaces
 # with IPC and UTS namespaces of their own, links shaped by tc), weft against Open MPI
-# and Gloo side by side: every round runs weft-bench (weftrun -H through the cluster's
-# launch agent), Open MPI's mpirun with mpi_bench (tools/bench/mpi/mpi_bench.c; its
-# daemons started through the same agent, its TCP BTL on the hosts' eth0) and Gloo's
-# gloo_allreduce, on the same hosts and sizes; cluster_table.py prints the medians of
-# the per-round times and ratios. Ranks fill the hosts in order (ranks 0..K-1 on the
+# and Gloo side by side: every round runs, for each collective (all_reduce, broadcast
+# and all_gather by default), weft-bench (weftrun -H through the cluster's launch
+# agent) and Open MPI's mpirun with mpi_bench (tools/bench/mpi/mpi_bench.c; its daemons
+# started through the same agent, its TCP BTL on the hosts' eth0), and for all_reduce
+# Gloo's gloo_allreduce, on the same hosts and sizes; cluster_table.py prints the
+# medians of the per-round times and ratios. Ranks fill the hosts in order (ranks 0..K-1 on the
 # first). --flat ALGORITHM also runs weft with WEFT_ALGO=all_reduce:ALGORITHM in every
 # round (a flat algorithm such as ring, beside the hierarchical choice). Needs root, iproute2, tc, and Open MPI and Gloo from Debian (installed when
 # missing).
 #
 # usage: tools/bench/compare_cluster.sh [--hosts H] [--ranks-per-host K] [--rate RATE]
 #            [--delay DELAY] [--rounds N] [-b BYTES] [-e BYTES] [-f FACTOR] [-n ITERS]
-#            [-w ITERS] [--gloo ALGORITHM] [--flat ALGORITHM] [--keep DIR]
+#            [-w ITERS] [--collectives LIST] [--gloo ALGORITHM] [--flat ALGORITHM]
+#            [--keep DIR]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -28,9 +30,10 @@ iters=10
 warmup=3
 gloo_algorithm=ring_chunked
 flat=""
+collectives=all_reduce,broadcast,all_gather
 keep=""
 usage() {
-  sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 while [ $# -gt 0 ]; do
@@ -47,6 +50,7 @@ while [ $# -gt 0 ]; do
     -w) warmup=$2; shift 2 ;;
     --gloo) gloo_algorithm=$2; shift 2 ;;
     --flat) flat=$2; shift 2 ;;
+    --collectives) collectives=$2; shift 2 ;;
     --keep) keep=$2; shift 2 ;;
     -h|--help) usage ;;
     *) echo "compare_cluster: unknown option $1" >&2; usage ;;
@@ -88,34 +92,45 @@ sizes=(-b "$min_bytes" -e "$max_bytes" -f "$factor" -n "$iters" -w "$warmup")
 
 weftrun=("$work/weft/bin/weftrun" -H "$host_list" --launch-agent "$agent" --master-addr "$master"
   --timeout 3600)
+IFS=, read -r -a collective_list <<<"$collectives"
+port=29700
 for round in $(seq 1 "$rounds"); do
   dir="$work/round$round"
   mkdir -p "$dir"
-  echo "compare_cluster: round $round of $rounds: weft" >&2
-  "${weftrun[@]}" --master-port $((29700 + round)) "$work/weft/bin/weft-bench" all_reduce \
-    "${sizes[@]}" --json "$dir/weft.json" >"$dir/weft.log" 2>&1 ||
-    { cat "$dir/weft.log" >&2; exit 1; }
-  if [ -n "$flat" ]; then
-    echo "compare_cluster: round $round of $rounds: weft, all_reduce:$flat" >&2
-    "${weftrun[@]}" --master-port $((29900 + round)) -x "WEFT_ALGO=all_reduce:$flat" \
-      "$work/weft/bin/weft-bench" all_reduce "${sizes[@]}" --json "$dir/weft_flat.json" \
-      >"$dir/weft_flat.log" 2>&1 || { cat "$dir/weft_flat.log" >&2; exit 1; }
-  fi
-  echo "compare_cluster: round $round of $rounds: Open MPI" >&2
-  tools/bench/emulated_cluster.sh run "$cluster" 0 mpirun.openmpi --allow-run-as-root \
-    --oversubscribe --bind-to none --host "$host_list" -n "$ranks" \
-    --mca plm_rsh_agent "$agent" --mca pml ob1 --mca btl self,vader,tcp \
-    --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 \
-    "$work/mpi_bench" all_reduce "${sizes[@]}" --json "$dir/openmpi.json" \
-    >"$dir/openmpi.log" 2>&1 || { cat "$dir/openmpi.log" >&2; exit 1; }
-  echo "compare_cluster: round $round of $rounds: Gloo ($gloo_algorithm)" >&2
-  # Each rank's Gloo device on its host's address.
-  "${weftrun[@]}" --master-port $((29800 + round)) sh -c \
-    'exec "$0" --host "$(hostname -I | cut -d" " -f1)" "$@"' "$gloo" \
-    --store "$dir/gloo.store" -a "$gloo_algorithm" "${sizes[@]}" --json "$dir/gloo.json" \
-    >"$dir/gloo.log" 2>&1 || { cat "$dir/gloo.log" >&2; exit 1; }
+  for collective in "${collective_list[@]}"; do
+    echo "compare_cluster: round $round of $rounds: $collective: weft" >&2
+    "${weftrun[@]}" --master-port $((port++)) "$work/weft/bin/weft-bench" "$collective" \
+      "${sizes[@]}" --json "$dir/weft.$collective.json" >"$dir/weft.$collective.log" 2>&1 ||
+      { cat "$dir/weft.$collective.log" >&2; exit 1; }
+    if [ -n "$flat" ] && [ "$collective" = all_reduce ]; then
+      echo "compare_cluster: round $round of $rounds: $collective: weft, $collective:$flat" >&2
+      "${weftrun[@]}" --master-port $((port++)) -x "WEFT_ALGO=$collective:$flat" \
+        "$work/weft/bin/weft-bench" "$collective" "${sizes[@]}" \
+        --json "$dir/weft_flat.$collective.json" >"$dir/weft_flat.$collective.log" 2>&1 ||
+        { cat "$dir/weft_flat.$collective.log" >&2; exit 1; }
+    fi
+    echo "compare_cluster: round $round of $rounds: $collective: Open MPI" >&2
+    tools/bench/emulated_cluster.sh run "$cluster" 0 mpirun.openmpi --allow-run-as-root \
+      --oversubscribe --bind-to none --host "$host_list" -n "$ranks" \
+      --mca plm_rsh_agent "$agent" --mca pml ob1 --mca btl self,vader,tcp \
+      --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 \
+      "$work/mpi_bench" "$collective" "${sizes[@]}" --json "$dir/openmpi.$collective.json" \
+      >"$dir/openmpi.$collective.log" 2>&1 || { cat "$dir/openmpi.$collective.log" >&2; exit 1; }
+    [ "$collective" = all_reduce ] || continue
+    echo "compare_cluster: round $round of $rounds: $collective: Gloo ($gloo_algorithm)" >&2
+    # Each rank's Gloo device on its host's address.
+    "${weftrun[@]}" --master-port $((port++)) sh -c \
+      'exec "$0" --host "$(hostname -I | cut -d" " -f1)" "$@"' "$gloo" \
+      --store "$dir/gloo.store" -a "$gloo_algorithm" "${sizes[@]}" \
+      --json "$dir/gloo.$collective.json" >"$dir/gloo.$collective.log" 2>&1 ||
+      { cat "$dir/gloo.$collective.log" >&2; exit 1; }
+  done
 done
 
-echo "# all_reduce float32 sum, $hosts emulated hosts x $per_host ranks, $rounds rounds"
-sed 's/^emulated_cluster: /# /' "$work/cluster.note"
-python3 tools/bench/cluster_table.py "$work"/round*
+for collective in "${collective_list[@]}"; do
+  op=""
+  [ "$collective" = all_reduce ] && op=" sum"
+  echo "# $collective float32$op, $hosts emulated hosts x $per_host ranks, $rounds rounds"
+  sed 's/^emulated_cluster: /# /' "$work/cluster.note"
+  python3 tools/bench/cluster_table.py "$collective" "$work"/round*
+done

@@ -7,6 +7,7 @@
 //                                  [--window N] [--json FILE]
 //   mpirun -n N mpi_bench all_reduce [-b BYTES] [-e BYTES] [-f FACTOR] [-n ITERS]
 //                                    [-w WARMUP] [--json FILE]
+//   mpirun -n N mpi_bench broadcast|all_gather  (the same options)
 //
 // Every size, count and timing rule is the one of tools/bench/pingpong.cc and
 // tools/bench/collectives.cc (float32 sum for all_reduce), so the figures compare
@@ -44,8 +45,8 @@ static void usage(const char* why) {
     fprintf(stderr,
             "usage: mpirun -n 2 mpi_bench pingpong [--min-bytes N] [--max-bytes N] "
             "[--iters N] [--window N] [--json FILE]\n"
-            "       mpirun -n N mpi_bench all_reduce [-b BYTES] [-e BYTES] [-f FACTOR] "
-            "[-n ITERS] [-w WARMUP] [--json FILE]\n"
+            "       mpirun -n N mpi_bench all_reduce|broadcast|all_gather [-b BYTES] [-e BYTES] "
+            "[-f FACTOR] [-n ITERS] [-w WARMUP] [--json FILE]\n"
             "  sizes accept K, M and G suffixes; --json writes the rows for tools\n");
   }
   MPI_Finalize();
@@ -491,6 +492,106 @@ static void read_library_version(void) {
   library_[n] = '\0';
 }
 
+// ---------------------------------------------------------------------------------------
+// broadcast (from rank 0) and all_gather, float32, sized as tools/bench/collectives.cc
+// sizes them: `bytes` is the whole vector (broadcast) or everything gathered, in whole
+// parts per rank (all_gather). Only what the two collectives have: one time per size.
+
+enum Moving { kBroadcast, kAllGather };
+
+static void move_once(enum Moving what, float* part, float* all, int count) {
+  if (what == kBroadcast) {
+    MPI_Bcast(all, count, MPI_FLOAT, 0, MPI_COMM_WORLD);
+  } else {
+    MPI_Allgather(part, count / size_, MPI_FLOAT, all, count / size_, MPI_FLOAT, MPI_COMM_WORLD);
+  }
+}
+
+static void run_moving(enum Moving what, int argc, char** argv) {
+  const char* name = what == kBroadcast ? "broadcast" : "all_gather";
+  uint64_t min_bytes = 8, max_bytes = 64ull << 20;
+  int factor = 2, iterations = 20, warmup = 5;
+  const char* json_path = NULL;
+  for (int i = 2; i < argc; ++i) {
+    const char* flag = argv[i];
+    const char* value = flag_value(argc, argv, &i);
+    if (strcmp(flag, "-b") == 0) {
+      min_bytes = bytes_arg(flag, value);
+      if (min_bytes < 1) min_bytes = 1;
+    } else if (strcmp(flag, "-e") == 0) {
+      max_bytes = bytes_arg(flag, value);
+    } else if (strcmp(flag, "-f") == 0) {
+      factor = count_arg(flag, value);
+    } else if (strcmp(flag, "-n") == 0) {
+      iterations = count_arg(flag, value);
+    } else if (strcmp(flag, "-w") == 0) {
+      warmup = strcmp(value, "0") == 0 ? 0 : count_arg(flag, value);
+    } else if (strcmp(flag, "--json") == 0) {
+      json_path = value;
+    } else {
+      usage_about("unknown option", flag);
+    }
+  }
+  if (min_bytes > max_bytes) usage("-b exceeds -e");
+  if (max_bytes / sizeof(float) > INT_MAX) usage("-e: at most 2^31-1 elements (one MPI count)");
+  FILE* json = NULL;
+  if (rank_ == 0) {
+    if (json_path) json = open_json(json_path, name);
+    printf("# mpi_bench %s: %d ranks, %d iterations after %d warm-up, check on, %s\n", name,
+           size_, iterations, warmup, library_);
+    printf("%12s %12s %9s  %10s %8s %6s\n", "size", "count", "type", "us", "algbw", "#wrong");
+    fflush(stdout);
+  }
+  int first_row = 1;
+  for (uint64_t bytes = min_bytes; bytes <= max_bytes; bytes *= (uint64_t)factor) {
+    int count = (int)(bytes / sizeof(float));
+    if (what == kAllGather) count = count / size_ * size_;  // whole parts per rank
+    const uint64_t row_bytes = (uint64_t)count * sizeof(float);
+    float* all = calloc((size_t)count + 1, sizeof(float));
+    float* part = calloc((size_t)count / (size_t)size_ + 1, sizeof(float));
+    if (!all || !part) fail("out of memory");
+    for (int i = 0; i < warmup; ++i) move_once(what, part, all, count);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double start = now_seconds();
+    for (int i = 0; i < iterations; ++i) move_once(what, part, all, count);
+    double us = (now_seconds() - start) * 1e6 / iterations, slowest = 0;
+    MPI_Allreduce(&us, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    // One more call on known values: the root's vector, or each rank's part.
+    const int per_rank = count / size_;
+    for (int i = 0; i < count; ++i) all[i] = rank_ == 0 ? input_value(0, (uint64_t)i) : -1.0f;
+    for (int i = 0; i < per_rank; ++i) part[i] = input_value(rank_, (uint64_t)i);
+    move_once(what, part, all, count);
+    uint64_t wrong = 0, all_wrong = 0;
+    for (int i = 0; i < count; ++i) {
+      float expected = what == kBroadcast ? input_value(0, (uint64_t)i)
+                                          : input_value(i / per_rank, (uint64_t)(i % per_rank));
+      wrong += all[i] != expected;
+    }
+    MPI_Allreduce(&wrong, &all_wrong, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    if (rank_ == 0) {
+      printf("%12llu %12d %9s  %10.2f %8.3f %6llu\n", (unsigned long long)row_bytes, count,
+             "float32", slowest, (double)row_bytes / slowest / 1e3,
+             (unsigned long long)all_wrong);
+      fflush(stdout);
+      if (json) {
+        fprintf(json,
+                "%s    {\"bytes\": %llu, \"count\": %d, \"type\": \"float32\", "
+                "\"oop_us\": %.3f, \"oop_wrong\": %llu}",
+                first_row ? "" : ",\n", (unsigned long long)row_bytes, count, slowest,
+                (unsigned long long)all_wrong);
+      }
+    }
+    first_row = 0;
+    free(all);
+    free(part);
+    if (factor <= 1 || bytes > UINT64_MAX / (uint64_t)factor) break;
+  }
+  if (json) {
+    fprintf(json, "\n");
+    close_json(json, json_path);
+  }
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
@@ -501,8 +602,12 @@ int main(int argc, char** argv) {
     run_pingpong(argc, argv);
   } else if (strcmp(argv[1], "all_reduce") == 0) {
     run_all_reduce(argc, argv);
+  } else if (strcmp(argv[1], "broadcast") == 0) {
+    run_moving(kBroadcast, argc, argv);
+  } else if (strcmp(argv[1], "all_gather") == 0) {
+    run_moving(kAllGather, argc, argv);
   } else {
-    usage("unknown benchmark (pingpong or all_reduce)");
+    usage("unknown benchmark (pingpong, all_reduce, broadcast or all_gather)");
   }
   MPI_Finalize();
   return 0;
