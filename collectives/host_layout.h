@@ -18,7 +18,6 @@ struct HostLayout {
   uint64_t fingerprint = 0;               // of host_of: for hashing specs
 
   int hosts() const { return static_cast<int>(members.size()); }
-  int ranks_on(int host) const { return static_cast<int>(members[host].size()); }
   // The group ranks with local index `index`, one per host that has one, in host order.
   std::vector<int> with_local_index(int index) const;
 };

@@ -21,8 +21,6 @@
 //                       each local index's blocks on.
 //
 // docs/ALGORITHMS.md, "Hierarchical algorithms", has the costs.
-#include <algorithm>
-
 #include "collectives/algorithms/algorithms.h"
 #include "collectives/algorithms/common.h"
 
@@ -72,6 +70,19 @@ void all_reduce_among(const CollectiveSpec& spec, ScheduleBuilder& b, const std:
             ring ? ring_all_reduce : recursive_doubling_all_reduce);
 }
 
+// Where this rank is: its host, its index among the host's ranks, and those ranks.
+struct Place {
+  int host, local;
+  const std::vector<int>& mine;
+  int k() const { return static_cast<int>(mine.size()); }
+};
+
+Place place_of(const CollectiveSpec& spec) {
+  const HostLayout& layout = *spec.hosts;
+  const int host = layout.host_of[spec.rank];
+  return {host, layout.local_index[spec.rank], layout.members[host]};
+}
+
 // The rank of each host that talks to the other hosts in a rooted collective: the root
 // on its host, the leader elsewhere.
 std::vector<int> heads_for(const HostLayout& layout, int root) {
@@ -85,77 +96,64 @@ std::vector<int> heads_for(const HostLayout& layout, int root) {
 }  // namespace
 
 void hierarchical_all_reduce(const CollectiveSpec& spec, ScheduleBuilder& b) {
-  const HostLayout& layout = *spec.hosts;
-  const int host = layout.host_of[spec.rank], local = layout.local_index[spec.rank];
-  const std::vector<int>& mine = layout.members[host];
-  const int k = static_cast<int>(mine.size());
-
+  const Place at = place_of(spec);
   // The host's reduction, at its leader (local rank 0), in the output.
-  CollectiveSpec reduce = phase_spec(spec, CollectiveKind::kReduce, k, local);
-  run_phase(b, {&mine, Buffer::kInput, 0, 0}, reduce, binomial_reduce);
+  CollectiveSpec reduce = phase_spec(spec, CollectiveKind::kReduce, at.k(), at.local);
+  run_phase(b, {&at.mine, Buffer::kInput, 0, 0}, reduce, binomial_reduce);
   // Between the leaders.
-  if (local == 0) {
-    all_reduce_among(spec, b, layout.with_local_index(0), host, 0, spec.count);
+  if (at.local == 0) {
+    all_reduce_among(spec, b, spec.hosts->with_local_index(0), at.host, 0, spec.count);
   }
   // Back to every rank of the host.
-  CollectiveSpec broadcast = phase_spec(spec, CollectiveKind::kBroadcast, k, local);
-  run_phase(b, {&mine, Buffer::kOutput, 0, 0}, broadcast, binomial_broadcast);
+  CollectiveSpec broadcast = phase_spec(spec, CollectiveKind::kBroadcast, at.k(), at.local);
+  run_phase(b, {&at.mine, Buffer::kOutput, 0, 0}, broadcast, binomial_broadcast);
 }
 
 void sliced_hierarchical_all_reduce(const CollectiveSpec& spec, ScheduleBuilder& b) {
-  const HostLayout& layout = *spec.hosts;
-  const int host = layout.host_of[spec.rank], local = layout.local_index[spec.rank];
-  const std::vector<int>& mine = layout.members[host];
-  const int k = static_cast<int>(mine.size());
-  const std::vector<Block> slices = even_blocks(spec.count, k);
-  const Block& slice = slices[local];
+  const Place at = place_of(spec);
+  const std::vector<Block> slices = even_blocks(spec.count, at.k());
+  const Block& slice = slices[at.local];
 
   // Slice `local`, reduced over this host, into its place in the output.
-  CollectiveSpec scatter = phase_spec(spec, CollectiveKind::kReduceScatter, k, local);
+  CollectiveSpec scatter = phase_spec(spec, CollectiveKind::kReduceScatter, at.k(), at.local);
   scatter.blocks = slices;
-  run_phase(b, {&mine, Buffer::kInput, 0, slice.offset}, scatter, ring_reduce_scatter);
+  run_phase(b, {&at.mine, Buffer::kInput, 0, slice.offset}, scatter, ring_reduce_scatter);
   // Slice `local` among the ranks holding it on the other hosts.
-  all_reduce_among(spec, b, layout.with_local_index(local), host, slice.offset, slice.count);
+  all_reduce_among(spec, b, spec.hosts->with_local_index(at.local), at.host, slice.offset,
+                   slice.count);
   // Every slice to every rank of the host.
-  CollectiveSpec gather = phase_spec(spec, CollectiveKind::kAllGather, k, local);
+  CollectiveSpec gather = phase_spec(spec, CollectiveKind::kAllGather, at.k(), at.local);
   gather.blocks = slices;
-  run_phase(b, {&mine, Buffer::kOutput, slice.offset, 0}, gather, ring_all_gather);
+  run_phase(b, {&at.mine, Buffer::kOutput, slice.offset, 0}, gather, ring_all_gather);
 }
 
 void hierarchical_reduce(const CollectiveSpec& spec, ScheduleBuilder& b) {
   const HostLayout& layout = *spec.hosts;
-  const int host = layout.host_of[spec.rank], local = layout.local_index[spec.rank];
-  const int root_host = layout.host_of[spec.root];
+  const Place at = place_of(spec);
   const std::vector<int> heads = heads_for(layout, spec.root);
-  const bool root = spec.rank == spec.root, head = spec.rank == heads[host];
+  const bool root = spec.rank == spec.root, head = spec.rank == heads[at.host];
   // The host's reduction at its head: the root's in its output, another head's in scratch.
+  const Buffer held = root ? Buffer::kOutput : Buffer::kScratch;
   const Region partial = head && !root ? b.allocate_scratch(spec.count) : Region{};
-  const std::vector<int>& mine = layout.members[host];
-  CollectiveSpec inside =
-      phase_spec(spec, CollectiveKind::kReduce, static_cast<int>(mine.size()), local);
-  inside.root = layout.local_index[heads[host]];
-  run_phase(b,
-            {&mine, Buffer::kInput, 0, partial.offset, root ? Buffer::kOutput : Buffer::kScratch},
-            inside, binomial_reduce);
+  CollectiveSpec inside = phase_spec(spec, CollectiveKind::kReduce, at.k(), at.local);
+  inside.root = layout.local_index[heads[at.host]];
+  run_phase(b, {&at.mine, Buffer::kInput, 0, partial.offset, held}, inside, binomial_reduce);
   if (!head) return;
   // The heads' reductions, at the root.
-  CollectiveSpec between = phase_spec(spec, CollectiveKind::kReduce, layout.hosts(), host);
-  between.root = root_host;
-  const Buffer held = root ? Buffer::kOutput : Buffer::kScratch;
+  CollectiveSpec between = phase_spec(spec, CollectiveKind::kReduce, layout.hosts(), at.host);
+  between.root = layout.host_of[spec.root];
   run_phase(b, {&heads, held, partial.offset, 0, Buffer::kOutput}, between, binomial_reduce);
 }
 
 void hierarchical_all_gather(const CollectiveSpec& spec, ScheduleBuilder& b) {
   const HostLayout& layout = *spec.hosts;
-  const int host = layout.host_of[spec.rank], local = layout.local_index[spec.rank];
-  const std::vector<int>& mine = layout.members[host];
-  const int k = static_cast<int>(mine.size());
+  const Place at = place_of(spec);
+  const int k = at.k(), local = at.local;
   // Between hosts: the ranks of each local index gather their blocks (own block first).
+  // Every host has every local index (a uniform layout), so this rank is the host-th.
   const std::vector<int> peers = layout.with_local_index(local);
-  CollectiveSpec between =
-      phase_spec(spec, CollectiveKind::kAllGather, static_cast<int>(peers.size()), host);
+  CollectiveSpec between = phase_spec(spec, CollectiveKind::kAllGather, layout.hosts(), at.host);
   for (int p : peers) between.blocks.push_back(spec.blocks[p]);
-  between.rank = static_cast<int>(std::find(peers.begin(), peers.end(), spec.rank) - peers.begin());
   run_phase(b, {&peers, Buffer::kInput, 0, 0}, between, ring_all_gather);
   // Inside the host, a ring passes each local index's blocks to the others.
   b.set_view(nullptr);
@@ -164,7 +162,7 @@ void hierarchical_all_gather(const CollectiveSpec& spec, ScheduleBuilder& b) {
     for (int p : layout.with_local_index(index)) regions.push_back(out_block(spec.blocks[p]));
     return regions;
   };
-  const int right = mine[mod(local + 1, k)], left = mine[mod(local - 1, k)];
+  const int right = at.mine[mod(local + 1, k)], left = at.mine[mod(local - 1, k)];
   for (int s = 0; s < k - 1; ++s) {
     for (const Region& r : group(mod(local - s, k))) send_segments(b, right, r, spec.segment);
     for (const Region& r : group(mod(local - s - 1, k))) recv_segments(b, left, r, spec.segment);
@@ -173,21 +171,18 @@ void hierarchical_all_gather(const CollectiveSpec& spec, ScheduleBuilder& b) {
 
 void hierarchical_broadcast(const CollectiveSpec& spec, ScheduleBuilder& b) {
   const HostLayout& layout = *spec.hosts;
-  const int host = layout.host_of[spec.rank], local = layout.local_index[spec.rank];
-  const int root_host = layout.host_of[spec.root];
+  const Place at = place_of(spec);
   const std::vector<int> heads = heads_for(layout, spec.root);
   const uint64_t bytes = spec.count * spec.element_bytes();
   Generator tree = bytes < (256 << 10) ? binomial_broadcast : chain_broadcast;
-  if (spec.rank == heads[host]) {
-    CollectiveSpec between = phase_spec(spec, CollectiveKind::kBroadcast, layout.hosts(), host);
-    between.root = root_host;
+  if (spec.rank == heads[at.host]) {
+    CollectiveSpec between = phase_spec(spec, CollectiveKind::kBroadcast, layout.hosts(), at.host);
+    between.root = layout.host_of[spec.root];
     run_phase(b, {&heads, Buffer::kOutput, 0, 0}, between, tree);
   }
-  const std::vector<int>& mine = layout.members[host];
-  CollectiveSpec inside =
-      phase_spec(spec, CollectiveKind::kBroadcast, static_cast<int>(mine.size()), local);
-  inside.root = layout.local_index[heads[host]];
-  run_phase(b, {&mine, Buffer::kOutput, 0, 0}, inside, tree);
+  CollectiveSpec inside = phase_spec(spec, CollectiveKind::kBroadcast, at.k(), at.local);
+  inside.root = layout.local_index[heads[at.host]];
+  run_phase(b, {&at.mine, Buffer::kOutput, 0, 0}, inside, tree);
 }
 
 }  // namespace weft::collectives::algorithms

@@ -384,32 +384,46 @@ static uint64_t checked_call(float* in, float* out, int count) {
   return all_wrong;
 }
 
-static void run_all_reduce(int argc, char** argv) {
-  uint64_t min_bytes = 8, max_bytes = 64ull << 20;
-  int factor = 2, iterations = 20, warmup = 5;
-  const char* json_path = NULL;
+// The options of the collective benchmarks: sizes from -b to -e by -f, -n timed calls
+// after -w warm-up ones, and --json.
+struct Sweep {
+  uint64_t min_bytes, max_bytes;
+  int factor, iterations, warmup;
+  const char* json_path;
+};
+
+static struct Sweep parse_sweep(int argc, char** argv) {
+  struct Sweep o = {8, 64ull << 20, 2, 20, 5, NULL};
   for (int i = 2; i < argc; ++i) {
     const char* flag = argv[i];
     const char* value = flag_value(argc, argv, &i);
     if (strcmp(flag, "-b") == 0) {
-      min_bytes = bytes_arg(flag, value);
-      if (min_bytes < 1) min_bytes = 1;
+      o.min_bytes = bytes_arg(flag, value);
+      if (o.min_bytes < 1) o.min_bytes = 1;
     } else if (strcmp(flag, "-e") == 0) {
-      max_bytes = bytes_arg(flag, value);
+      o.max_bytes = bytes_arg(flag, value);
     } else if (strcmp(flag, "-f") == 0) {
-      factor = count_arg(flag, value);
+      o.factor = count_arg(flag, value);
     } else if (strcmp(flag, "-n") == 0) {
-      iterations = count_arg(flag, value);
+      o.iterations = count_arg(flag, value);
     } else if (strcmp(flag, "-w") == 0) {
-      warmup = strcmp(value, "0") == 0 ? 0 : count_arg(flag, value);
+      o.warmup = strcmp(value, "0") == 0 ? 0 : count_arg(flag, value);
     } else if (strcmp(flag, "--json") == 0) {
-      json_path = value;
+      o.json_path = value;
     } else {
       usage_about("unknown option", flag);
     }
   }
-  if (min_bytes > max_bytes) usage("-b exceeds -e");
-  if (max_bytes / sizeof(float) > INT_MAX) usage("-e: at most 2^31-1 elements (one MPI count)");
+  if (o.min_bytes > o.max_bytes) usage("-b exceeds -e");
+  if (o.max_bytes / sizeof(float) > INT_MAX) usage("-e: at most 2^31-1 elements (one MPI count)");
+  return o;
+}
+
+static void run_all_reduce(int argc, char** argv) {
+  const struct Sweep sweep = parse_sweep(argc, argv);
+  const uint64_t min_bytes = sweep.min_bytes, max_bytes = sweep.max_bytes;
+  const int factor = sweep.factor, iterations = sweep.iterations, warmup = sweep.warmup;
+  const char* json_path = sweep.json_path;
 
   const double busbw_factor = 2.0 * (size_ - 1) / size_;
   FILE* json = NULL;
@@ -509,31 +523,10 @@ static void move_once(enum Moving what, float* part, float* all, int count) {
 
 static void run_moving(enum Moving what, int argc, char** argv) {
   const char* name = what == kBroadcast ? "broadcast" : "all_gather";
-  uint64_t min_bytes = 8, max_bytes = 64ull << 20;
-  int factor = 2, iterations = 20, warmup = 5;
-  const char* json_path = NULL;
-  for (int i = 2; i < argc; ++i) {
-    const char* flag = argv[i];
-    const char* value = flag_value(argc, argv, &i);
-    if (strcmp(flag, "-b") == 0) {
-      min_bytes = bytes_arg(flag, value);
-      if (min_bytes < 1) min_bytes = 1;
-    } else if (strcmp(flag, "-e") == 0) {
-      max_bytes = bytes_arg(flag, value);
-    } else if (strcmp(flag, "-f") == 0) {
-      factor = count_arg(flag, value);
-    } else if (strcmp(flag, "-n") == 0) {
-      iterations = count_arg(flag, value);
-    } else if (strcmp(flag, "-w") == 0) {
-      warmup = strcmp(value, "0") == 0 ? 0 : count_arg(flag, value);
-    } else if (strcmp(flag, "--json") == 0) {
-      json_path = value;
-    } else {
-      usage_about("unknown option", flag);
-    }
-  }
-  if (min_bytes > max_bytes) usage("-b exceeds -e");
-  if (max_bytes / sizeof(float) > INT_MAX) usage("-e: at most 2^31-1 elements (one MPI count)");
+  const struct Sweep sweep = parse_sweep(argc, argv);
+  const uint64_t min_bytes = sweep.min_bytes, max_bytes = sweep.max_bytes;
+  const int factor = sweep.factor, iterations = sweep.iterations, warmup = sweep.warmup;
+  const char* json_path = sweep.json_path;
   FILE* json = NULL;
   if (rank_ == 0) {
     if (json_path) json = open_json(json_path, name);
