@@ -7,7 +7,8 @@
 // progress thread keeps asynchronous requests moving while the caller computes: it
 // sleeps while no asynchronous request is outstanding, while some thread is waiting,
 // and while the caller's own calls keep the links moving (it steps in only after
-// kProgressGrace without one), so that it never competes with the caller for a core.
+// kProgressGrace without one, a grace that grows while the caller stays busy), so
+// that it never competes with the caller for a core.
 //
 // A failed peer fails every pending operation that involves it with a PeerError
 // naming it, and every later one at once. Nothing here blocks forever: waits take a
