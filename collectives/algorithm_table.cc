@@ -66,6 +66,8 @@ constexpr Algorithm kAlgorithms[] = {
     {K::kBroadcast, "hierarchical", algorithms::hierarchical_broadcast, needs_hosts},
     {K::kReduce, "hierarchical", algorithms::hierarchical_reduce, needs_hosts},
     {K::kAllGather, "hierarchical", algorithms::hierarchical_all_gather, needs_uniform_hosts},
+    {K::kReduceScatter, "hierarchical", algorithms::hierarchical_reduce_scatter, needs_hosts},
+    {K::kBarrier, "hierarchical", algorithms::hierarchical_barrier, needs_hosts},
     // In the group's shared-memory arena (collectives/arena).
     {K::kBarrier, "shm", nullptr, needs_shared_arena, arena::barrier},
     {K::kBroadcast, "shm", nullptr, needs_shared_arena, arena::broadcast},
@@ -115,8 +117,8 @@ const Algorithm& table_choice(const CollectiveSpec& spec) {
       const bool sliced = spec.hosts->uniform && bytes >= (256 << 10);
       return named(spec.kind, sliced ? "hierarchical_sliced" : "hierarchical");
     }
-    if (spec.kind == K::kBroadcast || spec.kind == K::kReduce ||
-        (spec.kind == K::kAllGather && spec.hosts->uniform)) {
+    if (spec.kind == K::kBroadcast || spec.kind == K::kReduce || spec.kind == K::kReduceScatter ||
+        spec.kind == K::kBarrier || (spec.kind == K::kAllGather && spec.hosts->uniform)) {
       return named(spec.kind, "hierarchical");
     }
   }

@@ -17,13 +17,13 @@ Region ScheduleBuilder::viewed(Region r) const {
   return r;
 }
 
-OpId ScheduleBuilder::send(int peer, Region src, std::initializer_list<OpId> after) {
+OpId ScheduleBuilder::send(int peer, Region src, std::span<const OpId> after) {
   src = viewed(src);
   return add({.type = OpType::kSend, .peer = viewed_peer(peer), .dst = {}, .a = src, .b = {}},
              after, {src}, {});
 }
 
-OpId ScheduleBuilder::recv(int peer, Region dst, std::initializer_list<OpId> after) {
+OpId ScheduleBuilder::recv(int peer, Region dst, std::span<const OpId> after) {
   dst = viewed(dst);
   return add({.type = OpType::kRecv, .peer = viewed_peer(peer), .dst = dst, .a = {}, .b = {}},
              after, {}, {dst});
@@ -139,11 +139,10 @@ void ScheduleBuilder::track(Region region, bool write, OpId op, std::vector<OpId
   }
 }
 
-OpId ScheduleBuilder::add(Op op, std::initializer_list<OpId> after,
-                          std::initializer_list<Region> reads,
+OpId ScheduleBuilder::add(Op op, std::span<const OpId> after, std::initializer_list<Region> reads,
                           std::initializer_list<Region> writes) {
   OpId id = static_cast<OpId>(schedule_.ops.size());
-  std::vector<OpId> deps(after);
+  std::vector<OpId> deps(after.begin(), after.end());
   for (const Region& r : reads) track(r, false, id, deps);
   for (const Region& r : writes) track(r, true, id, deps);
   std::sort(deps.begin(), deps.end());

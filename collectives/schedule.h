@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <map>
+#include <span>
 #include <vector>
 
 namespace weft::collectives {
@@ -84,8 +85,14 @@ class ScheduleBuilder {
   void alias(Buffer inner, Buffer outer, uint64_t offset);
 
   // `after`: dependencies the regions do not show (zero-byte messages of a barrier).
-  OpId send(int peer, Region src, std::initializer_list<OpId> after = {});
-  OpId recv(int peer, Region dst, std::initializer_list<OpId> after = {});
+  OpId send(int peer, Region src, std::initializer_list<OpId> after = {}) {
+    return send(peer, src, std::span<const OpId>(after.begin(), after.size()));
+  }
+  OpId recv(int peer, Region dst, std::initializer_list<OpId> after = {}) {
+    return recv(peer, dst, std::span<const OpId>(after.begin(), after.size()));
+  }
+  OpId send(int peer, Region src, std::span<const OpId> after);
+  OpId recv(int peer, Region dst, std::span<const OpId> after);
   OpId reduce(Region dst, Region a, Region b);
   OpId copy(Region dst, Region src);
 
@@ -119,7 +126,7 @@ class ScheduleBuilder {
   };
   using Accesses = std::map<uint64_t, Access>;  // by start element; non-overlapping
 
-  OpId add(Op op, std::initializer_list<OpId> after, std::initializer_list<Region> reads,
+  OpId add(Op op, std::span<const OpId> after, std::initializer_list<Region> reads,
            std::initializer_list<Region> writes);
   // The buffer and offset hazards are tracked on (the outer one, for an aliased buffer).
   Region memory_of(Region r) const;

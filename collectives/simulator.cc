@@ -156,7 +156,10 @@ class Simulation {
       sender.finish_round[s.op] = round;
       receiver.finish_round[r.op] = round;
       const bool crosses = hosts() != nullptr && hosts()->host_of[from] != hosts()->host_of[to];
-      if (crosses) report_.inter_host_bytes_sent[hosts()->host_of[from]] += send.a.count * size;
+      if (crosses) {
+        report_.inter_host_bytes_sent[hosts()->host_of[from]] += send.a.count * size;
+        ++report_.inter_host_messages;
+      }
       int inter_host_round =
           std::max(s.ready_inter_host_round, r.ready_inter_host_round) + (crosses ? 1 : 0);
       sender.finish_inter_host_round[s.op] = inter_host_round;

@@ -23,10 +23,11 @@ struct SimulationReport {
   std::vector<uint64_t> bytes_sent;     // per rank
   std::vector<uint64_t> messages_sent;  // per rank
   std::vector<uint64_t> scratch_bytes;  // per rank
-  // With a host layout (CollectiveSpec::hosts): the bytes each host sent to others, and
-  // the longest chain counting only messages between hosts (the rounds a slow network
-  // pays for).
+  // With a host layout (CollectiveSpec::hosts): the bytes each host sent to others, the
+  // messages between hosts in all (a barrier's carry no bytes), and the longest chain
+  // counting only messages between hosts (the rounds a slow network pays for).
   std::vector<uint64_t> inter_host_bytes_sent;  // per host
+  uint64_t inter_host_messages = 0;
   int inter_host_rounds = 0;
 
   uint64_t max_bytes_sent() const;

@@ -45,5 +45,7 @@ void sliced_hierarchical_all_reduce(const CollectiveSpec& spec, ScheduleBuilder&
 void hierarchical_broadcast(const CollectiveSpec& spec, ScheduleBuilder& b);
 void hierarchical_reduce(const CollectiveSpec& spec, ScheduleBuilder& b);
 void hierarchical_all_gather(const CollectiveSpec& spec, ScheduleBuilder& b);
+void hierarchical_reduce_scatter(const CollectiveSpec& spec, ScheduleBuilder& b);
+void hierarchical_barrier(const CollectiveSpec& spec, ScheduleBuilder& b);
 
 }  // namespace weft::collectives::algorithms

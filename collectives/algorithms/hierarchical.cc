@@ -19,6 +19,11 @@
 //   all_gather          (same ranks on every host) among the ranks of each local index
 //                       across hosts (a ring), then inside each host a ring that passes
 //                       each local index's blocks on.
+//   reduce_scatter      the whole vector reduced to each host's leader, a reduce-scatter
+//                       among the leaders in which each gets the blocks of its host's
+//                       ranks, then the leader hands each rank its block.
+//   barrier             each rank signals its host's leader, the leaders run a
+//                       dissemination barrier, then each leader releases its host.
 //
 // docs/ALGORITHMS.md, "Hierarchical algorithms", has the costs.
 #include "collectives/algorithms/algorithms.h"
@@ -183,6 +188,109 @@ void hierarchical_broadcast(const CollectiveSpec& spec, ScheduleBuilder& b) {
   CollectiveSpec inside = phase_spec(spec, CollectiveKind::kBroadcast, at.k(), at.local);
   inside.root = layout.local_index[heads[at.host]];
   run_phase(b, {&at.mine, Buffer::kOutput, 0, 0}, inside, tree);
+}
+
+void hierarchical_reduce_scatter(const CollectiveSpec& spec, ScheduleBuilder& b) {
+  const HostLayout& layout = *spec.hosts;
+  const Place at = place_of(spec);
+  const int leader = at.mine[0];
+  const Block& own = spec.blocks[spec.rank];
+  if (spec.rank != leader) {
+    // Contribute the whole vector to the host's sum, then receive this rank's block.
+    uint64_t total = 0;
+    for (const Block& block : spec.blocks) total = std::max(total, block.offset + block.count);
+    CollectiveSpec inside = phase_spec(spec, CollectiveKind::kReduce, at.k(), at.local);
+    inside.count = total;
+    run_phase(b, {&at.mine, Buffer::kInput, 0, 0, Buffer::kScratch}, inside, binomial_reduce);
+    if (own.count > 0) b.recv(leader, output_region(0, own.count));
+    return;
+  }
+  // The leaders' reduce-scatter needs each host's blocks side by side: lay the host's
+  // sum out host by host (each host's ranks in order), unless the input already is.
+  std::vector<Block> host_blocks(layout.hosts());
+  std::vector<uint64_t> placed(spec.size);  // where each rank's block is in that layout
+  uint64_t total = 0, at_offset = 0;
+  bool in_input_order = true;
+  for (int h = 0; h < layout.hosts(); ++h) {
+    host_blocks[h].offset = at_offset;
+    for (int r : layout.members[h]) {
+      const Block& block = spec.blocks[r];
+      in_input_order = in_input_order && (block.count == 0 || block.offset == at_offset);
+      placed[r] = at_offset;
+      at_offset += block.count;
+      total = std::max(total, block.offset + block.count);
+    }
+    host_blocks[h].count = at_offset - host_blocks[h].offset;
+  }
+  in_input_order = in_input_order && total == at_offset;
+  const Region sum = b.allocate_scratch(total);
+  CollectiveSpec inside = phase_spec(spec, CollectiveKind::kReduce, at.k(), at.local);
+  inside.count = total;
+  run_phase(b, {&at.mine, Buffer::kInput, 0, sum.offset, Buffer::kScratch}, inside,
+            binomial_reduce);
+  Region by_host = sum;
+  if (!in_input_order) {
+    by_host = b.allocate_scratch(at_offset);
+    for (int r = 0; r < spec.size; ++r) {
+      const Block& block = spec.blocks[r];
+      if (block.count > 0) {
+        b.copy(by_host.sub(placed[r], block.count), sum.sub(block.offset, block.count));
+      }
+    }
+  }
+  // Among the leaders: each gets its host's blocks, reduced over every host.
+  const std::vector<int> leaders = layout.with_local_index(0);
+  const Region mine = b.allocate_scratch(host_blocks[at.host].count);
+  CollectiveSpec between =
+      phase_spec(spec, CollectiveKind::kReduceScatter, layout.hosts(), at.host);
+  between.blocks = host_blocks;
+  const bool halving = (layout.hosts() & (layout.hosts() - 1)) == 0 &&
+                       at_offset * spec.element_bytes() < kRingFromBytes;
+  run_phase(b, {&leaders, Buffer::kScratch, by_host.offset, mine.offset, Buffer::kScratch}, between,
+            halving ? recursive_halving_reduce_scatter : ring_reduce_scatter);
+  // Each rank of the host its block.
+  for (int r : at.mine) {
+    const Block& block = spec.blocks[r];
+    if (block.count == 0) continue;
+    const Region part = mine.sub(placed[r] - host_blocks[at.host].offset, block.count);
+    if (r == leader) {
+      b.copy(output_region(0, block.count), part);
+    } else {
+      b.send(r, part);
+    }
+  }
+}
+
+void hierarchical_barrier(const CollectiveSpec& spec, ScheduleBuilder& b) {
+  const HostLayout& layout = *spec.hosts;
+  const Place at = place_of(spec);
+  const Region nothing = scratch_region(0, 0);
+  const int leader = at.mine[0];
+  if (spec.rank != leader) {
+    b.send(leader, nothing);
+    b.recv(leader, nothing);
+    return;
+  }
+  // Zero-byte messages order nothing through memory, so the order is spelled out: the
+  // leaders' first signal waits for the whole host, the release for every round.
+  std::vector<OpId> heard;
+  for (int r : at.mine) {
+    if (r != leader) heard.push_back(b.recv(r, nothing));
+  }
+  const std::vector<int> leaders = layout.with_local_index(0);
+  const int hosts = layout.hosts(), h = at.host;
+  std::vector<OpId> rounds;
+  for (int distance = 1; distance < hosts; distance <<= 1) {
+    if (rounds.empty()) {
+      b.send(leaders[mod(h + distance, hosts)], nothing, heard);
+    } else {
+      b.send(leaders[mod(h + distance, hosts)], nothing, {rounds.back()});
+    }
+    rounds.push_back(b.recv(leaders[mod(h - distance, hosts)], nothing));
+  }
+  for (int r : at.mine) {
+    if (r != leader) b.send(r, nothing, rounds);
+  }
 }
 
 }  // namespace weft::collectives::algorithms

@@ -69,13 +69,19 @@ TEST(Hierarchical, EveryLayoutMatchesTheSerialReference) {
       const int n = static_cast<int>(hosts->host_of.size());
       for (const char* name : {"hierarchical", "hierarchical_sliced"}) {
         for (CollectiveKind kind : {CollectiveKind::kAllReduce, CollectiveKind::kBroadcast,
-                                    CollectiveKind::kReduce, CollectiveKind::kAllGather}) {
+                                    CollectiveKind::kReduce, CollectiveKind::kAllGather,
+                                    CollectiveKind::kReduceScatter, CollectiveKind::kBarrier}) {
           const Algorithm* a = find_algorithm(kind, name);
           if (a == nullptr) continue;
           for (uint64_t count : {0, 1, 7, 1023}) {
             for (bool in_place : {false, true}) {
               for (bool variable : {false, true}) {
-                if (variable && kind != CollectiveKind::kAllGather) continue;
+                if (variable && kind != CollectiveKind::kAllGather &&
+                    kind != CollectiveKind::kReduceScatter) {
+                  continue;
+                }
+                const bool barrier = kind == CollectiveKind::kBarrier;
+                if (barrier && (count != 0 || in_place)) continue;
                 for (uint64_t segment : {uint64_t{1} << 20, uint64_t{100}}) {
                   for (int root : {0, n - 1, n / 2}) {
                     const bool rooted =
@@ -114,7 +120,8 @@ TEST(Hierarchical, EveryOp) {
   const HostLayout* hosts = layout({3, 3, 2}, true);
   for (auto [kind, name] : {std::pair{CollectiveKind::kAllReduce, "hierarchical"},
                             {CollectiveKind::kAllReduce, "hierarchical_sliced"},
-                            {CollectiveKind::kReduce, "hierarchical"}}) {
+                            {CollectiveKind::kReduce, "hierarchical"},
+                            {CollectiveKind::kReduceScatter, "hierarchical"}}) {
     const Algorithm& a = algorithm(kind, name);
     CollectiveSpec probe;
     probe.hosts = hosts;
@@ -221,6 +228,44 @@ TEST(HierarchicalCost, AllGatherTakesHMinus1InterHostSteps) {
     EXPECT_EQ(r.report.inter_host_bytes_sent[h], uint64_t{hosts - 1} * k * block * 4) << h;
   }
   EXPECT_EQ(r.report.inter_host_rounds, hosts - 1);
+}
+
+// reduce_scatter on 64 hosts of 8: each host's leader sends (H - 1) / H of the vector
+// between hosts, in H - 1 inter-host rounds (a ring over the hosts), where the flat ring
+// over all 512 ranks takes more than four times as many (256 with the ranks in blocks,
+// 511 with them dealt round-robin over the hosts, where every step crosses hosts).
+TEST(HierarchicalCost, ReduceScatterCrossesHostsOnlyBetweenLeaders) {
+  const int hosts = 64, k = 8, n = hosts * k;
+  for (bool interleaved : {false, true}) {
+    const HostLayout* l = layout(std::vector<int>(hosts, k), interleaved);
+    const uint64_t block = 64, bytes = block * n * 4;
+    SimCase c{.kind = CollectiveKind::kReduceScatter, .size = n, .count = block, .hosts = l};
+    SimResult r = run_sim(algorithm(CollectiveKind::kReduceScatter, "hierarchical"), c);
+    ASSERT_EQ(r.mismatch, "") << interleaved;
+    SimResult ring = run_sim(algorithm(CollectiveKind::kReduceScatter, "ring"), c);
+    ASSERT_EQ(ring.mismatch, "");
+    for (int h = 0; h < hosts; ++h) {
+      EXPECT_EQ(r.report.inter_host_bytes_sent[h], (hosts - 1) * bytes / hosts) << h;
+    }
+    EXPECT_EQ(r.report.inter_host_rounds, hosts - 1);
+    EXPECT_GT(ring.report.inter_host_rounds, 4 * r.report.inter_host_rounds);
+  }
+}
+
+// Barrier on 512 hosts of 8: only the leaders signal across hosts, ceil(log2 512) = 9
+// times each, in 9 inter-host rounds. The flat dissemination barrier's 12 rounds cross
+// hosts for every rank from distance 8 on, and for 1, 2 and 4 of 8 before.
+TEST(HierarchicalCost, BarrierSignalsBetweenLeadersOnly) {
+  const int hosts = 512, k = 8, n = hosts * k;
+  const HostLayout* l = layout(std::vector<int>(hosts, k));
+  SimCase c{.kind = CollectiveKind::kBarrier, .size = n, .hosts = l};
+  SimResult r = run_sim(algorithm(CollectiveKind::kBarrier, "hierarchical"), c);
+  ASSERT_EQ(r.mismatch, "");
+  SimResult flat = run_sim(algorithm(CollectiveKind::kBarrier, "dissemination"), c);
+  ASSERT_EQ(flat.mismatch, "");
+  EXPECT_EQ(r.report.inter_host_rounds, 9);
+  EXPECT_EQ(r.report.inter_host_messages, uint64_t{hosts} * 9);
+  EXPECT_EQ(flat.report.inter_host_messages, uint64_t{n} * 9 + uint64_t{n} * 7 / 8);
 }
 
 }  // namespace

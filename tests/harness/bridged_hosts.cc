@@ -26,6 +26,7 @@ BridgedHosts::BridgedHosts(const std::string& tag, int count, int subnet, bool m
     const std::string ns = "weft-" + tag + static_cast<char>('a' + i) + "-" + suffix;
     const std::string port = "p" + n + "-" + suffix;
     names_.push_back(ns);
+    ports_.push_back(port);
     ok = run_quietly("ip netns add " + ns) &&
          run_quietly("ip link add eth0 netns " + ns + " type veth peer " + port + " netns " +
                      switch_) &&
@@ -54,6 +55,14 @@ std::string BridgedHosts::ipv6(int host) const {
 
 std::vector<std::string> BridgedHosts::exec(int host) const {
   return {"ip", "netns", "exec", name(host)};
+}
+
+std::string BridgedHosts::cut_command(int host) const {
+  return "ip -n " + switch_ + " link set " + ports_[static_cast<size_t>(host)] + " nomaster";
+}
+
+std::string BridgedHosts::mend_command(int host) const {
+  return "ip -n " + switch_ + " link set " + ports_[static_cast<size_t>(host)] + " master br0";
 }
 
 }  // namespace weft::testing

@@ -32,9 +32,15 @@ class BridgedHosts {
   std::string ipv6(int host) const;
   // {"ip", "netns", "exec", name(host)}: runs a command on that host.
   std::vector<std::string> exec(int host) const;
+  // Shell commands that take `host`'s port out of the bridge, so that everything it
+  // sends and everything sent to it is lost (a link at 100% loss, its interface and
+  // routes as they were), and put it back.
+  std::string cut_command(int host) const;
+  std::string mend_command(int host) const;
 
  private:
   std::vector<std::string> names_;
+  std::vector<std::string> ports_;  // by host: its veth's end in the switch
   std::string switch_;
   int subnet_;
   std::string failure_;

@@ -8,12 +8,15 @@
 # Gloo's gloo_allreduce, on the same hosts and sizes; cluster_table.py prints the
 # medians of the per-round times and ratios. Ranks fill the hosts in order (ranks 0..K-1 on the
 # first). --flat ALGORITHM also runs weft with WEFT_ALGO=all_reduce:ALGORITHM in every
-# round (a flat algorithm such as ring, beside the hierarchical choice). Needs root, iproute2, tc, and Open MPI and Gloo from Debian (installed when
-# missing).
+# round (a flat algorithm such as ring, beside the hierarchical choice); --flat
+# COLLECTIVE:ALGORITHM,... does so for each collective named. Collectives: all_reduce,
+# broadcast, all_gather, reduce_scatter. Needs root, iproute2, tc, and Open MPI and Gloo
+# from Debian (installed when missing).
 #
 # usage: tools/bench/compare_cluster.sh [--hosts H] [--ranks-per-host K] [--rate RATE]
 #            [--delay DELAY] [--rounds N] [-b BYTES] [-e BYTES] [-f FACTOR] [-n ITERS]
-#            [-w ITERS] [--collectives LIST] [--gloo ALGORITHM] [--flat ALGORITHM]
+#            [-w ITERS] [--collectives LIST] [--gloo ALGORITHM]
+#            [--flat ALGORITHM|COLLECTIVE:ALGORITHM,...]
 #            [--keep DIR]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -33,7 +36,7 @@ flat=""
 collectives=all_reduce,broadcast,all_gather
 keep=""
 usage() {
-  sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 while [ $# -gt 0 ]; do
@@ -57,6 +60,14 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ "$(id -u)" -eq 0 ] || { echo "compare_cluster: needs root (network namespaces)" >&2; exit 1; }
+# The flat algorithm forced on each collective (--flat), by collective.
+declare -A flat_for=()
+if [[ "$flat" == *:* ]]; then
+  IFS=, read -r -a flat_items <<<"$flat"
+  for item in "${flat_items[@]}"; do flat_for[${item%%:*}]=${item#*:}; done
+elif [ -n "$flat" ]; then
+  flat_for[all_reduce]=$flat
+fi
 
 tools/install_packages.sh compare_cluster openmpi-bin libopenmpi-dev libgloo-dev iproute2
 if [ -n "$keep" ]; then
@@ -102,9 +113,10 @@ for round in $(seq 1 "$rounds"); do
     "${weftrun[@]}" --master-port $((port++)) "$work/weft/bin/weft-bench" "$collective" \
       "${sizes[@]}" --json "$dir/weft.$collective.json" >"$dir/weft.$collective.log" 2>&1 ||
       { cat "$dir/weft.$collective.log" >&2; exit 1; }
-    if [ -n "$flat" ] && [ "$collective" = all_reduce ]; then
-      echo "compare_cluster: round $round of $rounds: $collective: weft, $collective:$flat" >&2
-      "${weftrun[@]}" --master-port $((port++)) -x "WEFT_ALGO=$collective:$flat" \
+    if [ -n "${flat_for[$collective]:-}" ]; then
+      forced="$collective:${flat_for[$collective]}"
+      echo "compare_cluster: round $round of $rounds: $collective: weft, $forced" >&2
+      "${weftrun[@]}" --master-port $((port++)) -x "WEFT_ALGO=$forced" \
         "$work/weft/bin/weft-bench" "$collective" "${sizes[@]}" \
         --json "$dir/weft_flat.$collective.json" >"$dir/weft_flat.$collective.log" 2>&1 ||
         { cat "$dir/weft_flat.$collective.log" >&2; exit 1; }

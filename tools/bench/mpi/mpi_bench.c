@@ -7,7 +7,7 @@
 //                                  [--window N] [--json FILE]
 //   mpirun -n N mpi_bench all_reduce [-b BYTES] [-e BYTES] [-f FACTOR] [-n ITERS]
 //                                    [-w WARMUP] [--json FILE]
-//   mpirun -n N mpi_bench broadcast|all_gather  (the same options)
+//   mpirun -n N mpi_bench broadcast|all_gather|reduce_scatter  (the same options)
 //
 // Every size, count and timing rule is the one of tools/bench/pingpong.cc and
 // tools/bench/collectives.cc (float32 sum for all_reduce), so the figures compare
@@ -45,8 +45,8 @@ static void usage(const char* why) {
     fprintf(stderr,
             "usage: mpirun -n 2 mpi_bench pingpong [--min-bytes N] [--max-bytes N] "
             "[--iters N] [--window N] [--json FILE]\n"
-            "       mpirun -n N mpi_bench all_reduce|broadcast|all_gather [-b BYTES] [-e BYTES] "
-            "[-f FACTOR] [-n ITERS] [-w WARMUP] [--json FILE]\n"
+            "       mpirun -n N mpi_bench all_reduce|broadcast|all_gather|reduce_scatter "
+            "[-b BYTES] [-e BYTES] [-f FACTOR] [-n ITERS] [-w WARMUP] [--json FILE]\n"
             "  sizes accept K, M and G suffixes; --json writes the rows for tools\n");
   }
   MPI_Finalize();
@@ -507,22 +507,26 @@ static void read_library_version(void) {
 }
 
 // ---------------------------------------------------------------------------------------
-// broadcast (from rank 0) and all_gather, float32, sized as tools/bench/collectives.cc
-// sizes them: `bytes` is the whole vector (broadcast) or everything gathered, in whole
-// parts per rank (all_gather). Only what the two collectives have: one time per size.
+// broadcast (from rank 0), all_gather and reduce_scatter (float32 sum), sized as
+// tools/bench/collectives.cc sizes them: `bytes` is the whole vector (broadcast) or
+// everything gathered or reduced, in whole parts per rank (all_gather, reduce_scatter).
+// Only what the three collectives have: one time per size, out of place.
 
-enum Moving { kBroadcast, kAllGather };
+enum Moving { kBroadcast, kAllGather, kReduceScatter };
+static const char* const kMovingNames[] = {"broadcast", "all_gather", "reduce_scatter"};
 
 static void move_once(enum Moving what, float* part, float* all, int count) {
   if (what == kBroadcast) {
     MPI_Bcast(all, count, MPI_FLOAT, 0, MPI_COMM_WORLD);
-  } else {
+  } else if (what == kAllGather) {
     MPI_Allgather(part, count / size_, MPI_FLOAT, all, count / size_, MPI_FLOAT, MPI_COMM_WORLD);
+  } else {
+    MPI_Reduce_scatter_block(all, part, count / size_, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
   }
 }
 
 static void run_moving(enum Moving what, int argc, char** argv) {
-  const char* name = what == kBroadcast ? "broadcast" : "all_gather";
+  const char* name = kMovingNames[what];
   const struct Sweep sweep = parse_sweep(argc, argv);
   const uint64_t min_bytes = sweep.min_bytes, max_bytes = sweep.max_bytes;
   const int factor = sweep.factor, iterations = sweep.iterations, warmup = sweep.warmup;
@@ -538,7 +542,7 @@ static void run_moving(enum Moving what, int argc, char** argv) {
   int first_row = 1;
   for (uint64_t bytes = min_bytes; bytes <= max_bytes; bytes *= (uint64_t)factor) {
     int count = (int)(bytes / sizeof(float));
-    if (what == kAllGather) count = count / size_ * size_;  // whole parts per rank
+    if (what != kBroadcast) count = count / size_ * size_;  // whole parts per rank
     const uint64_t row_bytes = (uint64_t)count * sizeof(float);
     float* all = calloc((size_t)count + 1, sizeof(float));
     float* part = calloc((size_t)count / (size_t)size_ + 1, sizeof(float));
@@ -549,16 +553,25 @@ static void run_moving(enum Moving what, int argc, char** argv) {
     for (int i = 0; i < iterations; ++i) move_once(what, part, all, count);
     double us = (now_seconds() - start) * 1e6 / iterations, slowest = 0;
     MPI_Allreduce(&us, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    // One more call on known values: the root's vector, or each rank's part.
+    // One more call on known values: the root's vector, each rank's part, or each
+    // rank's whole vector to reduce.
     const int per_rank = count / size_;
-    for (int i = 0; i < count; ++i) all[i] = rank_ == 0 ? input_value(0, (uint64_t)i) : -1.0f;
-    for (int i = 0; i < per_rank; ++i) part[i] = input_value(rank_, (uint64_t)i);
-    move_once(what, part, all, count);
     uint64_t wrong = 0, all_wrong = 0;
-    for (int i = 0; i < count; ++i) {
-      float expected = what == kBroadcast ? input_value(0, (uint64_t)i)
-                                          : input_value(i / per_rank, (uint64_t)(i % per_rank));
-      wrong += all[i] != expected;
+    if (what == kReduceScatter) {
+      for (int i = 0; i < count; ++i) all[i] = input_value(rank_, (uint64_t)i);
+      move_once(what, part, all, count);
+      for (int i = 0; i < per_rank; ++i) {
+        wrong += part[i] != reduced_value(size_, (uint64_t)rank_ * (uint64_t)per_rank + (uint64_t)i);
+      }
+    } else {
+      for (int i = 0; i < count; ++i) all[i] = rank_ == 0 ? input_value(0, (uint64_t)i) : -1.0f;
+      for (int i = 0; i < per_rank; ++i) part[i] = input_value(rank_, (uint64_t)i);
+      move_once(what, part, all, count);
+      for (int i = 0; i < count; ++i) {
+        float expected = what == kBroadcast ? input_value(0, (uint64_t)i)
+                                            : input_value(i / per_rank, (uint64_t)(i % per_rank));
+        wrong += all[i] != expected;
+      }
     }
     MPI_Allreduce(&wrong, &all_wrong, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
     if (rank_ == 0) {
@@ -599,8 +612,10 @@ int main(int argc, char** argv) {
     run_moving(kBroadcast, argc, argv);
   } else if (strcmp(argv[1], "all_gather") == 0) {
     run_moving(kAllGather, argc, argv);
+  } else if (strcmp(argv[1], "reduce_scatter") == 0) {
+    run_moving(kReduceScatter, argc, argv);
   } else {
-    usage("unknown benchmark (pingpong, all_reduce, broadcast or all_gather)");
+    usage("unknown benchmark (pingpong, all_reduce, broadcast, all_gather or reduce_scatter)");
   }
   MPI_Finalize();
   return 0;
