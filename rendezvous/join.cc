@@ -223,8 +223,9 @@ JoinResult join_world(Store& store, int rank, int world_size, const std::string&
 
   poll_until(store, rank, world_size, me, deadline,
              [&] { return store.check({kCompleteKey}, deadline); });
-  result.records.resize(world_size);
-  for (int r = 0; r < world_size; ++r) result.records[r] = store.get(record_key(r), deadline);
+  std::vector<std::string> keys;
+  for (int r = 0; r < world_size; ++r) keys.push_back(record_key(r));
+  result.records = store.get_many(keys, deadline);
   return result;
 }
 

@@ -27,6 +27,16 @@ class Store {
   virtual void set(const std::string& key, const std::string& value, base::Deadline deadline) = 0;
   // The value of `key`, waiting until some process sets it.
   virtual std::string get(const std::string& key, base::Deadline deadline) = 0;
+  // The values of `keys`, in order, each waited for as get() waits. A store that can
+  // ask for many at once (TcpStoreClient: one round trip per batch) does: a rank of a
+  // 256-rank host reads 255 peers' keys at init.
+  virtual std::vector<std::string> get_many(const std::vector<std::string>& keys,
+                                            base::Deadline deadline) {
+    std::vector<std::string> values;
+    values.reserve(keys.size());
+    for (const std::string& key : keys) values.push_back(get(key, deadline));
+    return values;
+  }
   // Adds `delta` to the integer at `key` (absent: 0) and returns the new value.
   virtual int64_t add(const std::string& key, int64_t delta, base::Deadline deadline) = 0;
   // Waits until every key exists.
@@ -51,6 +61,10 @@ class PrefixStore : public Store {
   }
   std::string get(const std::string& key, base::Deadline deadline) override {
     return inner_.get(prefix_ + key, deadline);
+  }
+  std::vector<std::string> get_many(const std::vector<std::string>& keys,
+                                    base::Deadline deadline) override {
+    return inner_.get_many(prefixed(keys), deadline);
   }
   int64_t add(const std::string& key, int64_t delta, base::Deadline deadline) override {
     return inner_.add(prefix_ + key, delta, deadline);

@@ -2,6 +2,7 @@
 
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
 #include <thread>
@@ -128,16 +129,25 @@ base::SocketAddress TcpStoreClient::local_address() const { return base::local_a
 
 std::string TcpStoreClient::call(const std::string& req, base::Deadline deadline,
                                  const std::string& op_name, bool exact) {
+  return std::move(calls({req}, deadline, op_name, exact).front());
+}
+
+std::vector<std::string> TcpStoreClient::calls(const std::vector<std::string>& requests,
+                                               base::Deadline deadline, const std::string& op_name,
+                                               bool exact) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!fd_) throw StoreLost(describe() + ": connection lost by an earlier call");
   std::string what = describe() + " (" + op_name + ")";
   base::Deadline reply_deadline = deadline.is_never() || exact
                                       ? deadline
                                       : base::Deadline::after(deadline.remaining() + kReplyGrace);
-  std::string reply;
+  std::vector<std::string> replies;
+  replies.reserve(requests.size());
   try {
-    base::send_record(fd_.get(), req, reply_deadline, what);
-    reply = base::recv_record(fd_.get(), kMaxStoreRecord, reply_deadline, what);
+    for (const std::string& req : requests) base::send_record(fd_.get(), req, reply_deadline, what);
+    for (size_t i = 0; i < requests.size(); ++i) {
+      replies.push_back(base::recv_record(fd_.get(), kMaxStoreRecord, reply_deadline, what));
+    }
   } catch (const base::RecordTooLarge& e) {
     // A length no store sends: the bytes are not a weft store's.
     fd_.reset();
@@ -151,24 +161,29 @@ std::string TcpStoreClient::call(const std::string& req, base::Deadline deadline
     }
     throw;
   }
-  StoreReply r;
-  try {
-    r = parse_reply(reply);
-  } catch (const Error& e) {
-    fd_.reset();
-    throw_not_a_store(std::string("its reply does not parse: ") + e.what());
+  std::vector<std::string> bodies;
+  bodies.reserve(replies.size());
+  for (const std::string& reply : replies) {
+    StoreReply r;
+    try {
+      r = parse_reply(reply);
+    } catch (const Error& e) {
+      fd_.reset();
+      throw_not_a_store(std::string("its reply does not parse: ") + e.what());
+    }
+    if (r.status == StoreStatus::kRefused) {
+      fd_.reset();
+      throw StoreRefused(what + ": the store refused this connection: " + r.message);
+    }
+    if (r.status == StoreStatus::kTimedOut) {
+      throw TimeoutError(what + ": timed out waiting for key(s): " + r.message);
+    }
+    if (r.status != StoreStatus::kOk) {
+      throw Error(ErrorCode::kInternal, what + ": the store refused the request: " + r.message);
+    }
+    bodies.push_back(std::move(r.body));
   }
-  if (r.status == StoreStatus::kRefused) {
-    fd_.reset();
-    throw StoreRefused(what + ": the store refused this connection: " + r.message);
-  }
-  if (r.status == StoreStatus::kTimedOut) {
-    throw TimeoutError(what + ": timed out waiting for key(s): " + r.message);
-  }
-  if (r.status != StoreStatus::kOk) {
-    throw Error(ErrorCode::kInternal, what + ": the store refused the request: " + r.message);
-  }
-  return std::move(r.body);
+  return bodies;
 }
 
 void TcpStoreClient::set(const std::string& key, const std::string& value,
@@ -179,6 +194,26 @@ void TcpStoreClient::set(const std::string& key, const std::string& value,
 std::string TcpStoreClient::get(const std::string& key, base::Deadline deadline) {
   std::string body = call(request(StoreOp::kGet, deadline, {key}), deadline, "get " + key);
   return reply_value(body);
+}
+
+std::vector<std::string> TcpStoreClient::get_many(const std::vector<std::string>& keys,
+                                                  base::Deadline deadline) {
+  std::vector<std::string> values;
+  values.reserve(keys.size());
+  for (size_t first = 0; first < keys.size(); first += kBatch) {
+    const size_t end = std::min(keys.size(), first + kBatch);
+    std::vector<std::string> requests;
+    for (size_t i = first; i < end; ++i) {
+      requests.push_back(request(StoreOp::kGet, deadline, {keys[i]}));
+    }
+    const std::string what = end - first == 1 ? "get " + keys[first]
+                                              : "get " + keys[first] + " and " +
+                                                    std::to_string(end - first - 1) + " more keys";
+    for (std::string& body : calls(requests, deadline, what)) {
+      values.push_back(reply_value(body));
+    }
+  }
+  return values;
 }
 
 int64_t TcpStoreClient::add(const std::string& key, int64_t delta, base::Deadline deadline) {

@@ -1,11 +1,13 @@
 // TcpStoreClient: a Store backed by a TcpStoreServer. Connecting retries until the
 // deadline, since the server's process (rank 0 or the launcher) may start later than
-// this one. One request is in flight at a time; calls from several threads queue.
+// this one. One call is in flight at a time (get_many's batch of requests is one);
+// calls from several threads queue.
 #pragma once
 
 #include <chrono>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "base/socket.h"
 #include "rendezvous/store.h"
@@ -26,6 +28,11 @@ class TcpStoreClient : public Store {
 
   void set(const std::string& key, const std::string& value, base::Deadline deadline) override;
   std::string get(const std::string& key, base::Deadline deadline) override;
+  // Up to kBatch requests go out back to back before their replies are read (the server
+  // answers a connection's requests in order).
+  std::vector<std::string> get_many(const std::vector<std::string>& keys,
+                                    base::Deadline deadline) override;
+  static constexpr size_t kBatch = 64;
   int64_t add(const std::string& key, int64_t delta, base::Deadline deadline) override;
   void wait(const std::vector<std::string>& keys, base::Deadline deadline) override;
   bool check(const std::vector<std::string>& keys, base::Deadline deadline) override;
@@ -45,6 +52,10 @@ class TcpStoreClient : public Store {
   // take kReplyGrace longer than `deadline` unless `exact`.
   std::string call(const std::string& request, base::Deadline deadline, const std::string& op_name,
                    bool exact = false);
+  // The same for several requests, sent back to back; every reply is read before any
+  // error is thrown, so the connection stays in step.
+  std::vector<std::string> calls(const std::vector<std::string>& requests, base::Deadline deadline,
+                                 const std::string& op_name, bool exact = false);
 
   std::string endpoint_;
   uint16_t port_;

@@ -38,8 +38,11 @@ std::shared_ptr<collectives::SharedArena> establish_arena(Context& c, uint32_t c
     if (w != c.rank && !c.shares_memory[w]) reaches_all = false;
   }
   store.set(key(comm, "ok/" + std::to_string(member)), reaches_all ? "1" : "0", deadline);
+  std::vector<std::string> ok_keys;
+  for (int m = 0; m < n; ++m) ok_keys.push_back(key(comm, "ok/" + std::to_string(m)));
+  const std::vector<std::string> oks = store.get_many(ok_keys, deadline);
   for (int m = 0; m < n; ++m) {
-    if (store.get(key(comm, "ok/" + std::to_string(m)), deadline) != "1") {
+    if (oks[m] != "1") {
       if (member == 0) {
         WEFT_LOG(INFO) << "group of " << n << " ranks: no shared-memory collectives, since rank "
                        << members[m] << " does not share memory with every other member";
@@ -83,9 +86,14 @@ std::shared_ptr<collectives::SharedArena> establish_arena(Context& c, uint32_t c
 
   // Step 3.
   if (member == 0) {
-    for (int m = 1; m < n && failure.empty(); ++m) {
-      std::string report = store.get(key(comm, "mapped/" + std::to_string(m)), deadline);
-      if (report != "1") failure = "rank " + std::to_string(members[m]) + ": " + report;
+    if (failure.empty()) {
+      std::vector<std::string> mapped_keys;
+      for (int m = 1; m < n; ++m) mapped_keys.push_back(key(comm, "mapped/" + std::to_string(m)));
+      const std::vector<std::string> reports = store.get_many(mapped_keys, deadline);
+      for (int m = 1; m < n && failure.empty(); ++m) {
+        if (reports[m - 1] != "1")
+          failure = "rank " + std::to_string(members[m]) + ": " + reports[m - 1];
+      }
     }
     if (segment.data() != nullptr) segment.unlink();
     store.set(key(comm, "outcome"), failure.empty() ? "1" : failure, deadline);

@@ -65,7 +65,8 @@ class ShmPeers {
     std::string they_cannot_read_because;
     bool usable = false;
   };
-  void map_peer(Local& peer, rendezvous::Store& store, base::Deadline deadline);
+  // Maps the inbox `name` that `peer` announced, noting why not where it cannot.
+  void map_peer(Local& peer, const std::string& name);
   const Local* find(int peer) const;
 
   const std::vector<PeerRecord>& records_;

@@ -74,6 +74,46 @@ TEST_F(StoreTest, TimeoutNamesTheMissingKeysAndLeavesTheConnectionUsable) {
   EXPECT_EQ(c->get("present", soon()), "1");  // replies are still in step
 }
 
+// get_many sends its gets in batches of TcpStoreClient::kBatch without waiting for each
+// reply: the values come back in order, a get in the middle of a batch waits for its key
+// as get() does, and one that times out leaves the connection in step.
+TEST_F(StoreTest, GetManyReturnsEveryValueInOrderAndWaitsForLateKeys) {
+  auto reader = client();
+  auto setter = client();
+  const int n = static_cast<int>(TcpStoreClient::kBatch) * 2 + 5;
+  std::vector<std::string> keys;
+  for (int i = 0; i < n; ++i) {
+    keys.push_back("k" + std::to_string(i));
+    if (i != 70) setter->set(keys.back(), "v" + std::to_string(i), soon());
+  }
+  std::thread later([&] {
+    std::this_thread::sleep_for(100ms);
+    setter->set("k70", "late", soon());
+  });
+  std::vector<std::string> values = reader->get_many(keys, soon());
+  later.join();
+  ASSERT_EQ(values.size(), keys.size());
+  for (int i = 0; i < n; ++i) EXPECT_EQ(values[i], i == 70 ? "late" : "v" + std::to_string(i));
+
+  // Through a prefix, the same keys with the prefix in front.
+  setter->set("job/x", "X", soon());
+  PrefixStore prefixed("job", *reader);
+  EXPECT_EQ(prefixed.get_many({"x"}, soon()), std::vector<std::string>{"X"});
+}
+
+TEST_F(StoreTest, GetManyTimingOutMidBatchLeavesTheConnectionInStep) {
+  auto c = client();
+  c->set("a", "1", soon());
+  c->set("c", "3", soon());
+  try {
+    c->get_many({"a", "b", "c"}, weft::base::Deadline::after(200ms));
+    ADD_FAILURE() << "get_many returned with a key nobody set";
+  } catch (const weft::TimeoutError& e) {
+    EXPECT_NE(std::string(e.what()).find("key(s): b"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(c->get_many({"c", "a"}, soon()), (std::vector<std::string>{"3", "1"}));
+}
+
 TEST_F(StoreTest, ConcurrentAddsFromManyClientsAllCount) {
   constexpr int kClients = 8, kAdds = 200;
   std::vector<std::thread> threads;
