@@ -20,8 +20,8 @@ constexpr int kSleepSliceMs = 10;
 // this interval: the caller is between two weft calls, not computing. While they keep
 // polling, the interval doubles up to kProgressGraceMax: a program streaming small
 // messages would otherwise wake the thread 5,000 times a second, and where the ranks
-// fill the cores each wake-up preempts one of them (about a tenth of the message rate
-// of an 8-byte stream on 2 cores).
+// fill the cores each wake-up preempts one of them (8-byte streams on 2 cores ran 17%
+// faster without them; docs/BENCHMARKS.md, "The sustained message rate").
 constexpr auto kProgressGrace = std::chrono::microseconds(200);
 constexpr auto kProgressGraceMax = std::chrono::microseconds(3200);
 // A spinning waiter reads the clock once per this many polls; each poll is a system
