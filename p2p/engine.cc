@@ -72,6 +72,52 @@ void Engine::start() {
   progress_thread_ = std::thread([this] { progress_loop(); });
 }
 
+void Engine::connect_lazily(std::unique_ptr<transport::tcp::LazyConnections> connections,
+                            LinkMaker make_link, Timeout connect_timeout) {
+  lazy_ = std::move(connections);
+  make_link_ = std::move(make_link);
+  connect_timeout_ = connect_timeout;
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.ptr = &lazy_bell_tag_;
+  if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, lazy_->bell(), &ev) != 0) {
+    throw Error(ErrorCode::kInternal, std::string("epoll_ctl: ") + std::strerror(errno));
+  }
+}
+
+void Engine::adopt_dialed() {
+  for (auto& [peer, socket] : lazy_->take_dialed()) {
+    if (peers_[peer].link) continue;  // cannot happen: one connection per pair
+    std::unique_ptr<transport::Link> link = make_link_(peer, std::move(socket));
+    WEFT_LOG(INFO) << "rank " << rank_ << " -> " << peer_name(peer) << ": " << link->describe()
+                   << " (made on first use, by its dial)";
+    add_link(std::move(link));
+  }
+}
+
+bool Engine::ensure_link(int world_peer) {
+  Peer& p = peers_[world_peer];
+  if (p.link) return true;
+  if (!lazy_ || world_peer == rank_ || p.failure) return false;
+  adopt_dialed();  // its own dial may be waiting
+  if (p.link) return true;
+  try {
+    base::Fd socket = lazy_->connect(world_peer, base::Deadline::after(connect_timeout_));
+    if (!p.link) {
+      std::unique_ptr<transport::Link> link = make_link_(world_peer, std::move(socket));
+      WEFT_LOG(INFO) << "rank " << rank_ << " -> " << peer_name(world_peer) << ": "
+                     << link->describe() << " (made on first use)";
+      add_link(std::move(link));
+    }
+  } catch (const Error& e) {
+    adopt_dialed();  // what connect() saw arrive meanwhile
+    if (p.link) return true;
+    on_link_failed(world_peer, base::Failure(ErrorCode::kPeer, e.what(), world_peer));
+    return false;
+  }
+  return true;
+}
+
 PeerError Engine::peer_error(int world_peer, const std::string& context) const {
   const base::Failure& failure = peers_[world_peer].failure;
   return PeerError(failure.peer() >= 0 ? failure.peer() : world_peer,
@@ -223,8 +269,9 @@ void Engine::post_send(const RequestPtr& r) {
     return;
   }
   Peer& p = peers_[r->peer_world];
-  if (p.link->failed()) p.link->progress();  // reports a failure not yet seen
-  if (p.failure) {
+  ensure_link(r->peer_world);
+  if (p.link && p.link->failed()) p.link->progress();  // reports a failure not yet seen
+  if (p.failure || !p.link) {
     fail(r, std::make_exception_ptr(peer_error(r->peer_world, r->describe())));
     return;
   }
@@ -269,7 +316,7 @@ bool Engine::send_eagerly_now(const p2p::GroupState& group, const Tensor& tensor
       return false;  // isend fails it
   }
   Peer& p = peers_[world_peer];
-  if (!p.link || p.failure || p.link->failed()) return false;
+  if (!ensure_link(world_peer) || p.failure || p.link->failed()) return false;
   if (!eager_fits(p, tensor.bytes())) return false;
   note_caller_activity();
   FrameHeader h = eager_header(p, group, tensor, tag, world_peer, stamp);
@@ -303,6 +350,9 @@ void Engine::post_recv(const RequestPtr& r) {
     recycle(message);
     return;
   }
+  // A receive from a peer not yet connected connects to it (lazy connections), so that
+  // a peer that has died fails it at once, as it would with every link made at init.
+  if (r->peer_world >= 0 && r->peer_world != rank_) ensure_link(r->peer_world);
   if (r->peer_world >= 0 && r->peer_world != rank_ && peers_[r->peer_world].failure) {
     fail(r, std::make_exception_ptr(peer_error(r->peer_world, r->describe())));
     return;

@@ -37,6 +37,7 @@
 #include "p2p/request_state.h"
 #include "transport/link.h"
 #include "transport/shm/shm_link.h"
+#include "transport/tcp/lazy_connections.h"
 #include "weft/p2p.h"
 
 struct epoll_event;
@@ -77,6 +78,13 @@ class Engine final : public transport::LinkHandler {
   // Set-up: one link per peer, then start().
   void add_link(std::unique_ptr<transport::Link> link);
   void start();
+  // Or, for peers not connected at init (WEFT_CONNECT=lazy): their links are made on
+  // first use through `connections`, and `make_link` turns a connection into the
+  // peer's link (shared memory or TCP). Called before start(). A peer that cannot be
+  // connected to by `connect_timeout` fails as a crashed one does, named.
+  using LinkMaker = std::function<std::unique_ptr<transport::Link>(int peer, base::Fd socket)>;
+  void connect_lazily(std::unique_ptr<transport::tcp::LazyConnections> connections,
+                      LinkMaker make_link, Timeout connect_timeout);
 
   // Arguments are already validated: ranks are group ranks inside the group.
   // `user_async` marks requests the caller holds while it computes (isend/irecv).
@@ -200,6 +208,11 @@ class Engine final : public transport::LinkHandler {
   void on_link_failed(int peer, const base::Failure& failure) override;
 
  private:
+  // The link to `world_peer`, dialed now if connections are lazy and it has none yet;
+  // false when there is none (a failure to connect marks the peer failed).
+  bool ensure_link(int world_peer);
+  // Adopts the connections peers dialed (LazyConnections::take_dialed).
+  void adopt_dialed();
   // Where the payload of the frame a peer is sending now goes.
   struct Incoming {
     enum class To { kNothing, kRecv, kUnexpected } to = To::kNothing;
@@ -434,6 +447,13 @@ class Engine final : public transport::LinkHandler {
   std::condition_variable followers_cv_;
   uint64_t completions_ = 0;
   std::thread progress_thread_;
+
+  // Lazy connections (connect_lazily); null when every link was made at init. Declared
+  // last, so that its accept thread stops before anything it could hand over goes.
+  std::unique_ptr<transport::tcp::LazyConnections> lazy_;
+  LinkMaker make_link_;
+  Timeout connect_timeout_{0};
+  char lazy_bell_tag_ = 0;  // its address marks the lazy bell's epoll events
 };
 
 }  // namespace weft::p2p

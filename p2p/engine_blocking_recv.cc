@@ -49,6 +49,7 @@ RecvResult Engine::recv(const GroupPtr& group, const Tensor& tensor, int src, in
       }
     }
     const int peer_world = src < 0 ? -1 : group->world_ranks[src];
+    if (peer_world >= 0 && peer_world != rank_) ensure_link(peer_world);  // as post_recv
     RequestState& r = request.emplace(OpKind::kRecv, this, group, tensor, peer_world, src, tag);
     RequestPtr ptr = borrowed(r);
     link_pending(ptr);

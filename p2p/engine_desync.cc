@@ -64,7 +64,7 @@ void Engine::found_desync(uint32_t comm_id, const base::Failure& why, const Fram
   tell.recv_id = c.calls[static_cast<uint32_t>(h.tag) % c.calls.size()].stamp;
   tell.offset = static_cast<uint64_t>(rank_);
   for (int w : c.members) {
-    if (w != rank_) send_control(w, tell);
+    if (w != rank_ && ensure_link(w)) send_control(w, tell);
   }
   desync(comm_id, why);
 }
@@ -78,7 +78,7 @@ void Engine::on_desync_frame(int peer, const FrameHeader& h) {
   // rank's leaving (after the error) reached before the finder's word would blame the
   // leaving instead of the desync. On each link the word now comes first.
   for (int w : c.members) {
-    if (w != rank_ && w != peer && w != finder) send_control(w, h);
+    if (w != rank_ && w != peer && w != finder && ensure_link(w)) send_control(w, h);
   }
   desync(h.comm, base::Failure(ErrorCode::kDesync,
                                found_disagreement(finder, h.src, h.send_id, h.recv_id)));

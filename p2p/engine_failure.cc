@@ -209,6 +209,9 @@ void Engine::abort(const std::string& reason) {
 }
 
 void Engine::send_to_every_peer(const FrameHeader& header) {
+  // Connections peers dialed and the engine has not adopted yet carry it too: a peer
+  // that dialed to receive from this rank waits on one of those.
+  if (lazy_) adopt_dialed();
   for (Peer& p : peers_) {
     if (!p.link || p.link->failed()) continue;
     try {

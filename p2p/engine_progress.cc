@@ -60,6 +60,10 @@ void Engine::poll_links(bool check_fds) {
   int n = epoll_wait(epoll_fd_, events, kMaxEvents, 0);
   for (int i = 0; i < n; ++i) {
     if (events[i].data.ptr == nullptr) continue;  // the waiter bell: its sleeper clears it
+    if (events[i].data.ptr == &lazy_bell_tag_) {
+      adopt_dialed();  // connections peers dialed (lazy connections)
+      continue;
+    }
     Peer& p = *static_cast<Peer*>(events[i].data.ptr);
     if (!p.link || p.failure) continue;
     p.link->service_fd();

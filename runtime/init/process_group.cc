@@ -27,6 +27,7 @@
 #include "runtime/init/peer_record.h"
 #include "runtime/init/shm_peers.h"
 #include "runtime/init/transports.h"
+#include "transport/tcp/lazy_connections.h"
 #include "transport/tcp/tcp_connector.h"
 #include "transport/tcp/tcp_link.h"
 #include "weft/error.h"
@@ -50,6 +51,9 @@ constexpr auto kAbortLinger = std::chrono::seconds(30);
 constexpr int kMaxStoreLosses = 20;
 // How long destroy_process_group waits for queued data to leave.
 constexpr auto kDrainTimeout = std::chrono::seconds(10);
+// Jobs of this many ranks or more connect to peers that do not share memory on first use
+// (docs/BENCHMARKS.md, "Start-up at scale").
+constexpr int kLazyFromRanks = 128;
 
 // Equal for ranks on one host, as the host layouts of groups count hosts: one machine
 // (boot id) and one network namespace, so that the namespaces of the multi-host tests
@@ -260,21 +264,35 @@ void linger_after_abort(runtime::Context& c, const rendezvous::InitSpec& spec,
                                 deadline.min(base::Deadline::after(kAbortLinger)));
 }
 
-// One TCP connection per peer, always: it carries the traffic to peers shared memory
-// cannot reach, and is the doorbell and the sign of life of those it can.
+// Whether the links to peers that do not share memory with this process are made on
+// first use (WEFT_CONNECT=lazy) or at init (eager): lazy from kLazyFromRanks ranks on.
+bool connect_lazily(int world_size) {
+  auto value = base::env::get("WEFT_CONNECT");
+  if (!value || value->empty()) return world_size >= kLazyFromRanks;
+  if (*value == "lazy") return true;
+  if (*value == "eager") return false;
+  throw InvalidArgument("WEFT_CONNECT=" + *value + ": expected eager or lazy");
+}
+
+// One TCP connection per pair: it carries the traffic to peers shared memory cannot
+// reach, and is the doorbell and the sign of life of those it can. Peers that share
+// memory are connected now; the others too unless connections are lazy, in which case
+// the engine makes each on first use (transport/tcp/lazy_connections.h).
 void connect_peers(runtime::Context& c, const std::vector<runtime::PeerRecord>& records,
-                   transport::tcp::TcpConnector& connector, runtime::ShmPeers& shm,
+                   std::unique_ptr<transport::tcp::TcpConnector> connector, runtime::ShmPeers& shm,
                    const runtime::TransportChoice& transports, uint64_t job_id,
                    base::Deadline deadline) {
   std::vector<std::string> tcp_records;
-  std::vector<bool> same_network;
-  for (const auto& r : records) {
-    tcp_records.push_back(r.tcp);
-    same_network.push_back(r.host.shares_network_with(records[c.rank].host));
+  std::vector<bool> same_network, wanted;
+  const bool lazy = connect_lazily(c.world_size);
+  for (int r = 0; r < c.world_size; ++r) {
+    tcp_records.push_back(records[r].tcp);
+    same_network.push_back(records[r].host.shares_network_with(records[c.rank].host));
+    wanted.push_back(!lazy || shm.local(r));
   }
   std::vector<base::Fd> fds;
   or_abort_join(c, [&] {
-    fds = connector.connect_all(c.rank, tcp_records, same_network, job_id, deadline, [&] {
+    fds = connector->connect_all(c.rank, tcp_records, same_network, wanted, job_id, deadline, [&] {
       rendezvous::throw_if_aborted(*c.job->store, c.rank, deadline);
     });
     shm.exchange(*c.job->store, deadline);
@@ -287,7 +305,7 @@ void connect_peers(runtime::Context& c, const std::vector<runtime::PeerRecord>& 
     }
   });
   for (int peer = 0; peer < c.world_size; ++peer) {
-    if (peer == c.rank) continue;
+    if (peer == c.rank || !wanted[peer]) continue;
     std::unique_ptr<transport::Link> link;
     if (shm.reaches(peer)) {
       c.shares_memory[peer] = true;
@@ -301,6 +319,24 @@ void connect_peers(runtime::Context& c, const std::vector<runtime::PeerRecord>& 
                    << ")";
     c.engine->add_link(std::move(link));
   }
+  if (!lazy) return;
+  int later = 0;
+  for (int peer = 0; peer < c.world_size; ++peer) later += wanted[peer] || peer == c.rank ? 0 : 1;
+  if (later == 0) return;  // every peer shares memory with this process: connected above
+  WEFT_LOG(INFO) << "rank " << c.rank << ": " << later << " of " << c.world_size - 1
+                 << " peers connected on first use (WEFT_CONNECT="
+                 << base::env::get("WEFT_CONNECT")
+                        .value_or("unset, lazy from " + std::to_string(kLazyFromRanks) + " ranks")
+                 << ")";
+  auto connections = std::make_unique<transport::tcp::LazyConnections>(
+      std::move(connector), c.rank, tcp_records, same_network, wanted, job_id);
+  transport::LinkHandler& handler = *c.engine;
+  c.engine->connect_lazily(
+      std::move(connections),
+      [&handler](int peer, base::Fd socket) -> std::unique_ptr<transport::Link> {
+        return std::make_unique<transport::tcp::TcpLink>(peer, std::move(socket), handler);
+      },
+      c.timeout);
 }
 
 void refuse_second_init() {
@@ -423,7 +459,7 @@ void join_job(rendezvous::InitSpec spec, const std::string& backend, const std::
         shm.emplace(records, spec.rank, job_id, transports,
                     runtime::shm_options_from_env(options.eager_limit));
       });
-      connect_peers(*c, records, *connector, *shm, transports, job_id, deadline);
+      connect_peers(*c, records, std::move(connector), *shm, transports, job_id, deadline);
     }
     c->engine->start();
 

@@ -48,6 +48,9 @@ class ShmPeers {
   void exchange(rendezvous::Store& store, base::Deadline deadline);
 
   bool reaches(int peer) const;
+  // Whether `peer` shares memory with this process (before the exchange says whether
+  // the pair can use it): a peer connected at init even when the others are lazy.
+  bool local(int peer) const { return find(peer) != nullptr; }
   // The link to `peer` (reaches(peer) must hold); `socket` is the pair's connection.
   std::unique_ptr<transport::Link> make_link(int peer, base::Fd socket,
                                              transport::LinkHandler& handler);

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Start-up at scale: the slowest rank's MPI_Init (tools/bench/mpi/init_time.c) for each
-# size, under weft's mpirun with its default transports and with WEFT_TRANSPORTS=tcp,
-# and under Open MPI's mpirun (shared memory, vader), one after the other on this
-# machine. With more ranks than cores every library is oversubscribed: the figures say
+# size, under weft's mpirun with its default transports, and with WEFT_TRANSPORTS=tcp
+# connecting every pair at init (WEFT_CONNECT=eager) and on first use (lazy), and under
+# Open MPI's mpirun (shared memory, vader), one after the other on this machine. With more ranks than cores every library is oversubscribed: the figures say
 # how set-up scales with the ranks of one host, not what a cluster would see.
 #
 # usage: tools/bench/init_time.sh PREFIX [RANKS...]   (PREFIX: a weft installed by
@@ -22,9 +22,11 @@ mpicc.openmpi -O2 -o "$work/init.openmpi" tools/bench/mpi/init_time.c
 # A 256-rank host opens 255 x 256 connections and, with shared memory, maps as many rings.
 ulimit -n "$(ulimit -Hn)"
 for n in "${sizes[@]}"; do
-  echo "weft (default transports): $("$prefix/bin/mpirun" -n "$n" "$work/init.weft")"
-  echo "weft (WEFT_TRANSPORTS=tcp): $("$prefix/bin/mpirun" -n "$n" -x WEFT_TRANSPORTS=tcp \
-    "$work/init.weft")"
-  echo "Open MPI (vader):           $(mpirun.openmpi --allow-run-as-root --oversubscribe \
+  printf '%-28s %s\n' "weft (default transports):" "$("$prefix/bin/mpirun" -n "$n" "$work/init.weft")"
+  for connect in eager lazy; do
+    printf '%-28s %s\n' "weft (tcp, $connect):" "$("$prefix/bin/mpirun" -n "$n" -x WEFT_TRANSPORTS=tcp \
+      -x WEFT_CONNECT=$connect "$work/init.weft")"
+  done
+  printf '%-28s %s\n' "Open MPI (vader):" "$(mpirun.openmpi --allow-run-as-root --oversubscribe \
     --bind-to none -n "$n" --mca btl self,vader "$work/init.openmpi")"
 done

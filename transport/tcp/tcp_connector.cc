@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <functional>
 
 #include "base/env.h"
 #include "base/log.h"
@@ -130,8 +131,9 @@ struct PendingHandshake {
 
 // Checks a complete hello and answers it; an empty string and `peer` set if the
 // connection is rank `peer`'s, else why it was refused (the answer says so too).
+// `decide(sender)` has the last word on a well-formed hello: "" takes it.
 std::string answer_hello(PendingHandshake& h, int rank, int world, uint64_t job_id,
-                         const std::vector<base::Fd>& fds, int& peer) {
+                         const std::function<std::string(int)>& decide, int& peer) {
   std::string reject;
   peer = -1;
   try {
@@ -149,14 +151,13 @@ std::string answer_hello(PendingHandshake& h, int rank, int world, uint64_t job_
       reject = "wrong or missing WEFT_AUTH_TOKEN";
     } else if (their_job != job_id) {
       reject = "it belongs to another job";
-    } else if (target != rank || sender <= rank || sender >= world) {
+    } else if (target != rank || sender == rank || sender < 0 || sender >= world) {
       reject = "rank " + std::to_string(sender) + " dialed rank " + std::to_string(target) +
                ", which does not fit this rank " + std::to_string(rank) + " of " +
                std::to_string(world);
-    } else if (fds[sender]) {
-      reject = "rank " + std::to_string(sender) + " is already connected";
     } else {
-      peer = sender;
+      reject = decide(sender);
+      if (reject.empty()) peer = sender;
     }
     send_record(h.fd.get(), encode_answer({peer >= 0, reject}), h.deadline,
                 "handshake with " + h.from);
@@ -169,75 +170,64 @@ std::string answer_hello(PendingHandshake& h, int rank, int world, uint64_t job_
 
 }  // namespace
 
-std::vector<base::Fd> TcpConnector::connect_all(int rank, const std::vector<std::string>& records,
-                                                const std::vector<bool>& same_network,
-                                                uint64_t job_id, base::Deadline deadline,
-                                                const std::function<void()>& check_abort) {
-  const int world = static_cast<int>(records.size());
-  std::vector<base::Fd> fds(world);
-
-  // Dial every lower rank and introduce ourselves; the answers are read at the end, so
-  // that dialing never waits on a peer that is itself still dialing.
-  for (int peer = 0; peer < rank; ++peer) {
-    fds[peer] = dial(rank, peer, records[peer], same_network[peer], deadline);
-    send_record(fds[peer].get(), hello(job_id, rank, peer), deadline,
-                "handshake with rank " + std::to_string(peer));
-  }
-
-  // Accept every higher rank. Handshakes are read side by side, each within its own
-  // kStepLimit, so that connections that send nothing (a port scanner, a stray client)
-  // cost no more than one step limit together, not one each.
+void TcpConnector::accept_until(int rank, int world, uint64_t job_id, base::Deadline deadline,
+                                const AcceptRules& rules) {
+  // Handshakes are read side by side, each within its own kStepLimit, so that
+  // connections that send nothing (a port scanner, a stray client) cost no more than one
+  // step limit together, not one each.
   std::vector<PendingHandshake> pending;
-  auto next_abort_check = std::chrono::steady_clock::now() + kAbortCheckInterval;
-  int missing = world - rank - 1;
-  while (missing > 0) {
-    std::vector<pollfd> polls{{listener_.get(), POLLIN, 0}};
+  // Kept across wake-ups: an accept loop that serves a whole job allocates nothing
+  // while it waits (tests/p2p:allocation_test counts the process's allocations).
+  std::vector<pollfd> polls;
+  polls.reserve(2 + kMaxPendingHandshakes);
+  pending.reserve(kMaxPendingHandshakes);
+  while (true) {
+    polls.assign({{listener_.get(), POLLIN, 0}});
+    if (rules.stop_fd >= 0) polls.push_back({rules.stop_fd, POLLIN, 0});
+    const size_t first_pending = polls.size();
     base::Deadline wake = deadline;
     for (const PendingHandshake& h : pending) {
       polls.push_back({h.fd.get(), POLLIN, 0});
       wake = wake.min(h.deadline);
     }
-    int ready = ::poll(polls.data(), polls.size(),
-                       wake.poll_ms(static_cast<int>(kAbortCheckInterval.count())));
+    // With nothing to check now and then, sleep until something happens.
+    const int timeout = wake.is_never() && !rules.tick
+                            ? -1
+                            : wake.poll_ms(static_cast<int>(kAbortCheckInterval.count()));
+    int ready = ::poll(polls.data(), polls.size(), timeout);
     if (ready < 0 && errno == EINTR) continue;
     for (size_t i = pending.size(); i-- > 0;) {
       PendingHandshake& h = pending[i];
       std::string why;
-      if (polls[i + 1].revents != 0) {
+      if (polls[first_pending + i].revents != 0) {
         why = h.read_some();
       } else if (h.deadline.expired()) {
         why = "it sent no handshake within " + std::to_string(kStepLimit.count()) + " s";
       }
       if (why.empty() && h.complete()) {
         int peer = -1;
-        why = answer_hello(h, rank, world, job_id, fds, peer);
+        why = answer_hello(h, rank, world, job_id, rules.decide, peer);
         if (why.empty()) {
           base::set_nonblocking(h.fd.get(), false);
-          fds[peer] = std::move(h.fd);
-          --missing;
+          rules.take(peer, std::move(h.fd));
+        } else if (peer >= 0) {
+          rules.take(peer, base::Fd());  // taken, but its answer did not go out
         }
       } else if (why.empty()) {
         continue;  // more to come
       }
-      if (!why.empty()) {
+      if (!why.empty() && !rules.quiet(why)) {
         WEFT_LOG_LIMITED(WARN) << "rank " << rank << ": refused a connection from " << h.from
                                << ": " << why;
       }
       pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
     }
-    if (std::chrono::steady_clock::now() >= next_abort_check) {
-      check_abort();
-      next_abort_check = std::chrono::steady_clock::now() + kAbortCheckInterval;
-    }
-    if (ready <= 0 && pending.empty()) {
-      if (!deadline.expired()) continue;
-      std::string ranks;
-      for (int peer = rank + 1; peer < world; ++peer) {
-        if (!fds[peer]) ranks += (ranks.empty() ? "" : ", ") + std::to_string(peer);
-      }
-      throw TimeoutError("rank " + std::to_string(rank) + ": rank(s) " + ranks +
-                         " did not connect before the deadline (this rank listens on " +
-                         describe_record(record_) + ")");
+    if (rules.stop_fd >= 0 && (polls[1].revents & POLLIN)) return;
+    if (rules.done && rules.done()) return;
+    if (rules.tick) rules.tick();
+    if (ready <= 0 && pending.empty() && deadline.expired()) {
+      if (rules.expired) rules.expired();
+      return;
     }
     if (!(polls[0].revents & POLLIN)) continue;
     sockaddr_storage from_addr{};
@@ -256,8 +246,64 @@ std::vector<base::Fd> TcpConnector::connect_all(int rank, const std::vector<std:
          base::SocketAddress::from(reinterpret_cast<sockaddr*>(&from_addr), len).to_string(), "",
          deadline.min(base::Deadline::after(kStepLimit))});
   }
+}
+
+std::vector<base::Fd> TcpConnector::connect_all(int rank, const std::vector<std::string>& records,
+                                                const std::vector<bool>& same_network,
+                                                const std::vector<bool>& wanted, uint64_t job_id,
+                                                base::Deadline deadline,
+                                                const std::function<void()>& check_abort) {
+  const int world = static_cast<int>(records.size());
+  std::vector<base::Fd> fds(world);
+
+  // Dial every lower rank and introduce ourselves; the answers are read at the end, so
+  // that dialing never waits on a peer that is itself still dialing.
+  for (int peer = 0; peer < rank; ++peer) {
+    if (!wanted[peer]) continue;
+    fds[peer] = dial(rank, peer, records[peer], same_network[peer], deadline);
+    send_record(fds[peer].get(), hello(job_id, rank, peer), deadline,
+                "handshake with rank " + std::to_string(peer));
+  }
+
+  // Accept every higher rank.
+  int missing = 0;
+  for (int peer = rank + 1; peer < world; ++peer) missing += wanted[peer] ? 1 : 0;
+  auto next_abort_check = std::chrono::steady_clock::now() + kAbortCheckInterval;
+  AcceptRules rules;
+  rules.decide = [&](int sender) -> std::string {
+    // A peer that connects lazily may dial before this rank is done here: it tries again.
+    if (!wanted[sender]) return kNotReady;
+    if (sender < rank) {
+      return "rank " + std::to_string(sender) + " is a lower rank, which this rank dials";
+    }
+    if (fds[sender]) return "rank " + std::to_string(sender) + " is already connected";
+    return "";
+  };
+  rules.take = [&](int sender, base::Fd fd) {
+    if (!fd) return;
+    fds[sender] = std::move(fd);
+    --missing;
+  };
+  rules.quiet = [](const std::string& why) { return why == kNotReady; };
+  rules.done = [&] { return missing == 0; };
+  rules.tick = [&] {
+    if (std::chrono::steady_clock::now() < next_abort_check) return;
+    check_abort();
+    next_abort_check = std::chrono::steady_clock::now() + kAbortCheckInterval;
+  };
+  rules.expired = [&] {
+    std::string ranks;
+    for (int peer = rank + 1; peer < world; ++peer) {
+      if (wanted[peer] && !fds[peer]) ranks += (ranks.empty() ? "" : ", ") + std::to_string(peer);
+    }
+    throw TimeoutError("rank " + std::to_string(rank) + ": rank(s) " + ranks +
+                       " did not connect before the deadline (this rank listens on " +
+                       describe_record(record_) + ")");
+  };
+  if (missing > 0) accept_until(rank, world, job_id, deadline, rules);
 
   for (int peer = 0; peer < rank; ++peer) {
+    if (!wanted[peer]) continue;
     std::string what = "handshake with rank " + std::to_string(peer);
     std::string a = recv_record(fds[peer].get(), kMaxHandshake, deadline, what);
     const HelloAnswer answer = parse_answer(a, what);
@@ -269,6 +315,18 @@ std::vector<base::Fd> TcpConnector::connect_all(int rank, const std::vector<std:
     }
   }
   return fds;
+}
+
+TcpConnector::Greeted TcpConnector::dial_and_greet(int rank, int peer, const std::string& record,
+                                                   bool same_network, uint64_t job_id,
+                                                   base::Deadline deadline) {
+  Greeted g;
+  g.fd = dial(rank, peer, record, same_network, deadline);
+  const std::string what = "handshake with rank " + std::to_string(peer);
+  const base::Deadline step = deadline.min(base::Deadline::after(kStepLimit));
+  send_record(g.fd.get(), hello(job_id, rank, peer), step, what);
+  g.answer = parse_answer(recv_record(g.fd.get(), kMaxHandshake, step, what), what);
+  return g;
 }
 
 }  // namespace weft::transport::tcp

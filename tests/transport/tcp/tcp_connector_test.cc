@@ -30,19 +30,20 @@ TEST(TcpConnector, SilentAndStrayConnectionsDoNotDelayThePeer) {
   const base::SocketAddress route = base::resolve("127.0.0.1", 0).front();
   TcpConnector rank0(std::nullopt, route), rank1(std::nullopt, route);
   const std::vector<std::string> records = {rank0.record(), rank1.record()};
-  const std::vector<bool> same_network = {true, true};
+  const std::vector<bool> same_network = {true, true}, everyone = {true, true};
   const uint64_t job = 42;
   const auto deadline = base::Deadline::after(30s);
   auto start = std::chrono::steady_clock::now();
   auto accepted = std::async(std::launch::async, [&] {
-    return rank0.connect_all(0, records, same_network, job, deadline, [] {});
+    return rank0.connect_all(0, records, same_network, everyone, job, deadline, [] {});
   });
   std::vector<base::Fd> strangers;
   for (int i = 0; i < 5; ++i) strangers.push_back(raw_connection(port_of(rank0.record())));
   base::Fd garbage = raw_connection(port_of(rank0.record()));
   const char junk[] = "\x08\x00\x00\x00GET / HT";
   ::send(garbage.get(), junk, sizeof junk - 1, MSG_NOSIGNAL);
-  std::vector<base::Fd> mine = rank1.connect_all(1, records, same_network, job, deadline, [] {});
+  std::vector<base::Fd> mine =
+      rank1.connect_all(1, records, same_network, everyone, job, deadline, [] {});
   std::vector<base::Fd> theirs = accepted.get();
   EXPECT_LT(std::chrono::steady_clock::now() - start, 5s)
       << "the peer's handshake waited behind silent connections";
