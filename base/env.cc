@@ -24,6 +24,9 @@ const std::vector<Variable>& weft_variables() {
        "permitted; smaller ones are copied through the ring"},
       {"WEFT_SOCKET_IFNAME", "(route to the store)",
        "network interface whose address is advertised to peers"},
+      {"WEFT_CONNECT", "eager below 128 ranks, lazy from 128",
+       "when connections to peers that do not share memory are made: at init (eager) or "
+       "on first use (lazy)"},
       {"WEFT_EAGER_LIMIT", "65536",
        "largest message (bytes) sent eagerly; larger ones wait for the receiver"},
       {"WEFT_EAGER_WINDOW", "4M",
