@@ -85,30 +85,28 @@ void Engine::connect_lazily(std::unique_ptr<transport::tcp::LazyConnections> con
   }
 }
 
+void Engine::add_lazy_link(int peer, base::Fd socket, const char* how) {
+  std::unique_ptr<transport::Link> link = make_link_(peer, std::move(socket));
+  WEFT_LOG(INFO) << "rank " << rank_ << " -> " << peer_name(peer) << ": " << link->describe()
+                 << " (made on first use" << how << ")";
+  add_link(std::move(link));
+}
+
 void Engine::adopt_dialed() {
   for (auto& [peer, socket] : lazy_->take_dialed()) {
     if (peers_[peer].link) continue;  // cannot happen: one connection per pair
-    std::unique_ptr<transport::Link> link = make_link_(peer, std::move(socket));
-    WEFT_LOG(INFO) << "rank " << rank_ << " -> " << peer_name(peer) << ": " << link->describe()
-                   << " (made on first use, by its dial)";
-    add_link(std::move(link));
+    add_lazy_link(peer, std::move(socket), ", by its dial");
   }
 }
 
-bool Engine::ensure_link(int world_peer) {
+bool Engine::link_on_first_use(int world_peer) {
   Peer& p = peers_[world_peer];
-  if (p.link) return true;
   if (!lazy_ || world_peer == rank_ || p.failure) return false;
   adopt_dialed();  // its own dial may be waiting
   if (p.link) return true;
   try {
-    base::Fd socket = lazy_->connect(world_peer, base::Deadline::after(connect_timeout_));
-    if (!p.link) {
-      std::unique_ptr<transport::Link> link = make_link_(world_peer, std::move(socket));
-      WEFT_LOG(INFO) << "rank " << rank_ << " -> " << peer_name(world_peer) << ": "
-                     << link->describe() << " (made on first use)";
-      add_link(std::move(link));
-    }
+    add_lazy_link(world_peer, lazy_->connect(world_peer, base::Deadline::after(connect_timeout_)),
+                  "");
   } catch (const Error& e) {
     adopt_dialed();  // what connect() saw arrive meanwhile
     if (p.link) return true;
@@ -350,12 +348,14 @@ void Engine::post_recv(const RequestPtr& r) {
     recycle(message);
     return;
   }
-  // A receive from a peer not yet connected connects to it (lazy connections), so that
-  // a peer that has died fails it at once, as it would with every link made at init.
-  if (r->peer_world >= 0 && r->peer_world != rank_) ensure_link(r->peer_world);
-  if (r->peer_world >= 0 && r->peer_world != rank_ && peers_[r->peer_world].failure) {
-    fail(r, std::make_exception_ptr(peer_error(r->peer_world, r->describe())));
-    return;
+  if (r->peer_world >= 0 && r->peer_world != rank_) {
+    // A receive from a peer not yet connected connects to it (lazy connections), so
+    // that a peer that has died fails it at once, as with every link made at init.
+    ensure_link(r->peer_world);
+    if (peers_[r->peer_world].failure) {
+      fail(r, std::make_exception_ptr(peer_error(r->peer_world, r->describe())));
+      return;
+    }
   }
   matcher(r->group->comm).add_posted(r);
 }

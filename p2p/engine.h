@@ -209,10 +209,16 @@ class Engine final : public transport::LinkHandler {
 
  private:
   // The link to `world_peer`, dialed now if connections are lazy and it has none yet;
-  // false when there is none (a failure to connect marks the peer failed).
-  bool ensure_link(int world_peer);
+  // false when there is none (a failure to connect marks the peer failed). Inline: every
+  // send and named receive asks, and almost always the link is there.
+  bool ensure_link(int world_peer) {
+    return peers_[world_peer].link != nullptr || link_on_first_use(world_peer);
+  }
+  bool link_on_first_use(int world_peer);
   // Adopts the connections peers dialed (LazyConnections::take_dialed).
   void adopt_dialed();
+  // Makes `socket` the link to `peer`, saying so; `how`: who dialed.
+  void add_lazy_link(int peer, base::Fd socket, const char* how);
   // Where the payload of the frame a peer is sending now goes.
   struct Incoming {
     enum class To { kNothing, kRecv, kUnexpected } to = To::kNothing;

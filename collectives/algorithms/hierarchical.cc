@@ -195,10 +195,10 @@ void hierarchical_reduce_scatter(const CollectiveSpec& spec, ScheduleBuilder& b)
   const Place at = place_of(spec);
   const int leader = at.mine[0];
   const Block& own = spec.blocks[spec.rank];
+  uint64_t total = 0;  // elements of the input
+  for (const Block& block : spec.blocks) total = std::max(total, block.offset + block.count);
   if (spec.rank != leader) {
     // Contribute the whole vector to the host's sum, then receive this rank's block.
-    uint64_t total = 0;
-    for (const Block& block : spec.blocks) total = std::max(total, block.offset + block.count);
     CollectiveSpec inside = phase_spec(spec, CollectiveKind::kReduce, at.k(), at.local);
     inside.count = total;
     run_phase(b, {&at.mine, Buffer::kInput, 0, 0, Buffer::kScratch}, inside, binomial_reduce);
@@ -209,7 +209,7 @@ void hierarchical_reduce_scatter(const CollectiveSpec& spec, ScheduleBuilder& b)
   // sum out host by host (each host's ranks in order), unless the input already is.
   std::vector<Block> host_blocks(layout.hosts());
   std::vector<uint64_t> placed(spec.size);  // where each rank's block is in that layout
-  uint64_t total = 0, at_offset = 0;
+  uint64_t at_offset = 0;
   bool in_input_order = true;
   for (int h = 0; h < layout.hosts(); ++h) {
     host_blocks[h].offset = at_offset;
@@ -218,7 +218,6 @@ void hierarchical_reduce_scatter(const CollectiveSpec& spec, ScheduleBuilder& b)
       in_input_order = in_input_order && (block.count == 0 || block.offset == at_offset);
       placed[r] = at_offset;
       at_offset += block.count;
-      total = std::max(total, block.offset + block.count);
     }
     host_blocks[h].count = at_offset - host_blocks[h].offset;
   }

@@ -166,8 +166,10 @@ static FILE* open_json(const char* path, const char* benchmark) {
   return out;
 }
 
+// Ends the rows and the file; nothing when there is no file.
 static void close_json(FILE* out, const char* path) {
-  fprintf(out, "  ]\n}\n");
+  if (!out) return;
+  fprintf(out, "\n  ]\n}\n");
   if (ferror(out) | fclose(out)) {
     fprintf(stderr, "mpi_bench: cannot write %s\n", path);
     MPI_Abort(MPI_COMM_WORLD, 1);
@@ -377,10 +379,7 @@ static void run_pingpong(int argc, char** argv) {
     first_row = 0;
     if (bytes > UINT64_MAX / 2) break;
   }
-  if (json) {
-    fprintf(json, "\n");
-    close_json(json, json_path);
-  }
+  close_json(json, json_path);
   free(x.out);
   free(x.in);
   free(x.ack);
@@ -524,10 +523,7 @@ static void run_all_reduce(int argc, char** argv) {
     free(small);
     if (factor <= 1 || bytes > UINT64_MAX / (uint64_t)factor) break;
   }
-  if (json) {
-    fprintf(json, "\n");
-    close_json(json, json_path);
-  }
+  close_json(json, json_path);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -638,10 +634,7 @@ static void run_moving(enum Moving what, int argc, char** argv) {
     free(part);
     if (factor <= 1 || bytes > UINT64_MAX / (uint64_t)factor) break;
   }
-  if (json) {
-    fprintf(json, "\n");
-    close_json(json, json_path);
-  }
+  close_json(json, json_path);
 }
 
 int main(int argc, char** argv) {
