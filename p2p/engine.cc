@@ -110,6 +110,12 @@ bool Engine::link_on_first_use(int world_peer) {
   } catch (const Error& e) {
     adopt_dialed();  // what connect() saw arrive meanwhile
     if (p.link) return true;
+    // A peer that left could not send its goodbye over a link that did not exist: its
+    // post says it left, and after whose failure.
+    if (std::optional<int> cause = lazy_->departed(world_peer)) {
+      p.left = true;
+      p.left_after = *cause >= 0 && *cause < world_size() && *cause != world_peer ? *cause : -1;
+    }
     on_link_failed(world_peer, base::Failure(ErrorCode::kPeer, e.what(), world_peer));
     return false;
   }

@@ -264,6 +264,7 @@ void Engine::shutdown(std::chrono::milliseconds drain) {
   base::Deadline deadline = base::Deadline::after(drain);
   FrameHeader goodbye = control_header(FrameKind::kGoodbye);
   goodbye.src = root_cause();
+  if (lazy_) lazy_->leaving(goodbye.src);  // for the peers it has no link to
   send_to_every_peer(goodbye);
   for (auto& p : peers_) {
     if (p.link && !p.link->failed()) p.link->drain_and_close(deadline.poll_ms());

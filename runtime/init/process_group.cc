@@ -54,6 +54,9 @@ constexpr auto kDrainTimeout = std::chrono::seconds(10);
 // Jobs of this many ranks or more connect to peers that do not share memory on first use
 // (docs/BENCHMARKS.md, "Start-up at scale").
 constexpr int kLazyFromRanks = 128;
+// How long a rank leaving with lazy connections may spend posting its departure, and a
+// rank whose dial failed reading it.
+constexpr auto kDeparturePostTimeout = std::chrono::seconds(2);
 
 // Equal for ranks on one host, as the host layouts of groups count hosts: one machine
 // (boot id) and one network namespace, so that the namespaces of the multi-host tests
@@ -274,6 +277,32 @@ bool connect_lazily(int world_size) {
   throw InvalidArgument("WEFT_CONNECT=" + *value + ": expected eager or lazy");
 }
 
+// Lazy connections' departure posts, as keys of the job's store: "left/RANK" holds the
+// rank's root cause. Best effort with a short deadline: a store that is gone (its host
+// left first) leaves the dialers with the failed dial's own error.
+transport::tcp::LazyConnections::Departures departures_in(rendezvous::Store& store, int rank) {
+  auto key = [](int r) { return "left/" + std::to_string(r); };
+  transport::tcp::LazyConnections::Departures departures;
+  departures.post = [&store, rank, key](int root_cause) {
+    try {
+      store.set(key(rank), std::to_string(root_cause),
+                base::Deadline::after(kDeparturePostTimeout));
+    } catch (const Error& e) {
+      WEFT_LOG(INFO) << "rank " << rank << ": could not post its departure: " << e.what();
+    }
+  };
+  departures.read = [&store, key](int peer) -> std::optional<int> {
+    try {
+      base::Deadline deadline = base::Deadline::after(kDeparturePostTimeout);
+      if (!store.check({key(peer)}, deadline)) return std::nullopt;
+      return std::stoi(store.get(key(peer), deadline));
+    } catch (const std::exception&) {
+      return std::nullopt;  // no store to ask, or a value that is not a rank
+    }
+  };
+  return departures;
+}
+
 // One TCP connection per pair: it carries the traffic to peers shared memory cannot
 // reach, and is the doorbell and the sign of life of those it can. Peers that share
 // memory are connected now; the others too unless connections are lazy, in which case
@@ -329,7 +358,8 @@ void connect_peers(runtime::Context& c, const std::vector<runtime::PeerRecord>& 
                         .value_or("unset, lazy from " + std::to_string(kLazyFromRanks) + " ranks")
                  << ")";
   auto connections = std::make_unique<transport::tcp::LazyConnections>(
-      std::move(connector), c.rank, tcp_records, same_network, wanted, job_id);
+      std::move(connector), c.rank, tcp_records, same_network, wanted, job_id,
+      departures_in(*c.job->store, c.rank));
   transport::LinkHandler& handler = *c.engine;
   c.engine->connect_lazily(
       std::move(connections),

@@ -8,6 +8,9 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <span>
 #include <string>
 #include <thread>
@@ -81,7 +84,9 @@ TEST(LazyConnections, RanksThatDialEachOtherAtOnceEndWithOneLinkPerPair) {
         }
         wait_all(requests);
         for (int peer = 0; peer < kRanks; ++peer) {
-          if (peer != rank) EXPECT_EQ(in[peer], peer) << "from rank " << peer;
+          if (peer != rank) {
+            EXPECT_EQ(in[peer], peer) << "from rank " << peer;
+          }
         }
         destroy_process_group();
       },
@@ -117,6 +122,112 @@ TEST(LazyConnections, AReceiveFromAPeerThatDiedBeforeAnyConnectionFailsNamingIt)
         _exit(::testing::Test::HasFailure() ? 1 : 0);
       },
       lazy_over_tcp());
+  expect_all_succeeded(ranks);
+}
+
+// Marks, outside weft, that a rank has left: the ranks of the tests below must not
+// connect before it leaves, which a weft message would do. The parent makes the folder;
+// the ranks (other processes) find the mark's path in their environment.
+class LeftMarker {
+ public:
+  LeftMarker() {
+    if (is_rank_process()) return;
+    char dir[] = "/tmp/weft_lazy_left_XXXXXX";
+    if (::mkdtemp(dir) != nullptr) dir_ = dir;
+    EXPECT_FALSE(dir_.empty()) << "mkdtemp failed";
+  }
+  ~LeftMarker() {
+    if (!dir_.empty()) std::filesystem::remove_all(dir_);
+  }
+  RunOptions options() const {
+    RunOptions o = lazy_over_tcp();
+    o.env[kVariable] = dir_ + "/left";
+    return o;
+  }
+  // In a rank:
+  static void set() {
+    std::FILE* f = std::fopen(path().c_str(), "w");
+    if (f) std::fclose(f);
+  }
+  static void wait() {
+    for (int i = 0; i < 6000 && !std::filesystem::exists(path()); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    EXPECT_TRUE(std::filesystem::exists(path())) << "the other rank never left";
+  }
+
+ private:
+  static constexpr const char* kVariable = "WEFT_TEST_LEFT_MARKER";
+  static std::string path() {
+    const char* p = std::getenv(kVariable);
+    return p ? p : "";
+  }
+  std::string dir_;
+};
+
+// Rank 0 receives from rank 1 only after rank 1 has left, so no link ever carried rank
+// 1's goodbye; the departure rank 1 posted still tells rank 0 that it left in good order.
+TEST(LazyConnections, AReceiveFromAPeerThatLeftBeforeAnyConnectionSaysItLeft) {
+  LeftMarker left;
+  auto ranks = run_ranks(
+      2,
+      [](int rank) {
+        init_process_group();
+        if (rank == 1) {
+          destroy_process_group();
+          LeftMarker::set();
+          return;
+        }
+        LeftMarker::wait();
+        int32_t value = 0;
+        try {
+          recv(view(std::span(&value, 1)), 1, kAnyTag, Group(), std::chrono::seconds(60));
+          ADD_FAILURE() << "a receive from a rank that left completed";
+        } catch (const PeerError& e) {
+          EXPECT_EQ(e.peer(), 1) << e.what();
+          EXPECT_NE(
+              std::string(e.what()).find("has left the job (it called destroy_process_group)"),
+              std::string::npos)
+              << e.what();
+        }
+        destroy_process_group();
+      },
+      left.options());
+  expect_all_succeeded(ranks);
+}
+
+// Rank 2 dies; rank 1 finds out and leaves; only then does rank 0, never connected to
+// either, receive from rank 1. It must blame rank 2, as it would had rank 1's goodbye
+// reached it over a link (Failures.AFailureSeenThroughALeavingPeerNamesTheRootCause).
+TEST(LazyConnections, APeerThatLeftAfterAFailureBeforeAnyConnectionNamesTheRootCause) {
+  LeftMarker left;
+  auto ranks = run_ranks(
+      3,
+      [](int rank) {
+        init_process_group();
+        if (rank == 2) _exit(0);  // without a goodbye, as a crash
+        int32_t value = 0;
+        if (rank == 1) {
+          EXPECT_THROW(
+              recv(view(std::span(&value, 1)), 2, kAnyTag, Group(), std::chrono::seconds(60)),
+              PeerError);
+          destroy_process_group();
+          LeftMarker::set();
+          return;
+        }
+        LeftMarker::wait();
+        try {
+          recv(view(std::span(&value, 1)), 1, kAnyTag, Group(), std::chrono::seconds(60));
+          ADD_FAILURE() << "a receive from a rank that left completed";
+        } catch (const PeerError& e) {
+          EXPECT_EQ(e.peer(), 2) << e.what();
+          EXPECT_NE(std::string(e.what()).find("has left the job after it lost rank 2"),
+                    std::string::npos)
+              << e.what();
+        }
+        destroy_process_group();
+      },
+      left.options());
   expect_all_succeeded(ranks);
 }
 

@@ -31,12 +31,14 @@ constexpr auto kRedialPause = std::chrono::milliseconds(20);
 
 LazyConnections::LazyConnections(std::unique_ptr<TcpConnector> connector, int rank,
                                  std::vector<std::string> records, std::vector<bool> same_network,
-                                 const std::vector<bool>& connected, uint64_t job_id)
+                                 const std::vector<bool>& connected, uint64_t job_id,
+                                 Departures departures)
     : connector_(std::move(connector)),
       rank_(rank),
       records_(std::move(records)),
       same_network_(std::move(same_network)),
       job_id_(job_id),
+      departures_(std::move(departures)),
       state_(records_.size(), State::kNone),
       ready_(records_.size()),
       bell_(new_eventfd()),
@@ -160,6 +162,15 @@ base::Fd LazyConnections::connect(int peer, base::Deadline deadline) {
     lock.unlock();
     std::this_thread::sleep_for(kRedialPause);
   }
+}
+
+void LazyConnections::leaving(int root_cause) {
+  if (departures_.post) departures_.post(root_cause);
+}
+
+std::optional<int> LazyConnections::departed(int peer) const {
+  if (!departures_.read) return std::nullopt;
+  return departures_.read(peer);
 }
 
 std::vector<std::pair<int, base::Fd>> LazyConnections::take_dialed() {

@@ -17,12 +17,16 @@
 //     (an eventfd, in the engine's epoll set) says there are some.
 //
 // A peer never connected to is not watched: its crash is seen only when this rank
-// next waits for it and times out (docs/ARCHITECTURE.md, "Failures").
+// next waits for it and times out (docs/ARCHITECTURE.md, "Failures"). A peer that
+// leaves has no link to carry its goodbye to the ranks still dialing it, so it posts
+// its departure (Departures) and a dial that fails reads it.
 #pragma once
 
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -36,11 +40,20 @@ namespace weft::transport::tcp {
 
 class LazyConnections {
  public:
+  // Where ranks leave word that they left the job (runtime/ keeps it in the job's
+  // store). Either function may be empty: nothing is posted or read.
+  struct Departures {
+    // This rank leaves, after `root_cause` failed (-1: in good order).
+    std::function<void(int root_cause)> post;
+    // The root cause `peer` posted when it left (-1: none); nullopt if it did not leave.
+    std::function<std::optional<int>(int peer)> read;
+  };
+
   // `records`, `same_network`: as for TcpConnector::connect_all. `connected[r]`: rank r
   // was connected at init (a shared-memory peer); dials from it are refused.
   LazyConnections(std::unique_ptr<TcpConnector> connector, int rank,
                   std::vector<std::string> records, std::vector<bool> same_network,
-                  const std::vector<bool>& connected, uint64_t job_id);
+                  const std::vector<bool>& connected, uint64_t job_id, Departures departures);
   ~LazyConnections();  // stops accepting; connections not adopted are closed
 
   LazyConnections(const LazyConnections&) = delete;
@@ -56,6 +69,14 @@ class LazyConnections {
   // Readable while take_dialed() has something; reading it is the caller's business.
   int bell() const { return bell_.get(); }
 
+  // This rank is leaving the job after `root_cause` failed (-1: none): posted before its
+  // goodbye goes out and before it stops answering dials, so that a dial that fails
+  // because it left finds the post.
+  void leaving(int root_cause);
+  // Whether `peer` posted that it left, and its root cause (-1: none). Asked after a
+  // dial to it failed.
+  std::optional<int> departed(int peer) const;
+
  private:
   // kExpecting: this rank's dial was refused with kDialingYou; the peer's is coming.
   enum class State : uint8_t { kNone, kDialing, kExpecting, kAccepting, kReady, kTaken };
@@ -70,6 +91,7 @@ class LazyConnections {
   const std::vector<std::string> records_;
   const std::vector<bool> same_network_;
   const uint64_t job_id_;
+  const Departures departures_;
 
   std::mutex mutex_;
   std::condition_variable changed_;
