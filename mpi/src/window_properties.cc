@@ -16,7 +16,7 @@ using weft::mpi::MpiError;
 using weft::mpi::require_pointer;
 using weft::mpi::window_of;
 
-namespace {
+namespace weft::mpi {
 
 int handle_win_error(MPI_Win win, const char* function, int error_class,
                      const std::string& message) {
@@ -25,27 +25,19 @@ int handle_win_error(MPI_Win win, const char* function, int error_class,
     handler = window_of(win).errhandler;
   } catch (const MpiError&) {
     // Not a window: MPI_COMM_WORLD's handler applies, as for any error without one.
-    return weft::mpi::handle_error(MPI_COMM_WORLD, function, error_class, message);
+    return handle_error(MPI_COMM_WORLD, function, error_class, message);
   }
-  return weft::mpi::apply_errhandler(handler, function, error_class, message,
-                                     [&](MPI_Errhandler user, int& code) {
-                                       MPI_Win on = win;
-                                       user->win_function(&on, &code);
-                                     });
+  return apply_errhandler(handler, function, error_class, message,
+                          [&](MPI_Errhandler user, int& code) {
+                            MPI_Win on = win;
+                            user->win_function(&on, &code);
+                          });
 }
 
-// Like mpi_call, with the window's handler.
-template <typename Body>
-int win_call(const char* function, MPI_Win win, Body&& body) {
-  try {
-    body();
-    return MPI_SUCCESS;
-  } catch (const std::exception& e) {
-    return handle_win_error(win, function, weft::mpi::error_class_of(e), e.what());
-  }
-}
+}  // namespace weft::mpi
 
-}  // namespace
+using weft::mpi::handle_win_error;
+using weft::mpi::win_call;
 
 extern "C" {
 
@@ -60,11 +52,13 @@ WEFT_MPI_ALIAS(Win_set_name)
 
 int PMPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen) {
   return win_call("MPI_Win_get_name", win, [&] {
-    const MPI_ABI_Win& w = window_of(win);
+    // The null handle has a name too, as MPI_COMM_NULL's and MPI_DATATYPE_NULL's do.
+    const std::string name =
+        win == MPI_WIN_NULL ? std::string("MPI_WIN_NULL") : window_of(win).name;
     require_pointer(win_name, "win_name");
     require_pointer(resultlen, "resultlen");
-    std::memcpy(win_name, w.name.c_str(), w.name.size() + 1);
-    *resultlen = static_cast<int>(w.name.size());
+    std::memcpy(win_name, name.c_str(), name.size() + 1);
+    *resultlen = static_cast<int>(name.size());
   });
 }
 WEFT_MPI_ALIAS(Win_get_name)

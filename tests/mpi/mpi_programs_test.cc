@@ -59,6 +59,7 @@ const std::vector<std::string> kStandardPrograms = {
     "mprobe",
     "file_io",
     "request_arrays",
+    "rma",
 };
 // clang-format on
 
@@ -88,9 +89,10 @@ const std::vector<std::string> kNewerStandardPrograms = {
 };
 // clang-format on
 
-// What weft accepts beyond the standard (which Open MPI refuses), and errors weft
-// detects where the standard leaves detection open (which Open MPI lets pass).
-const std::vector<std::string> kExtensionPrograms = {"ddt_reduce_ext", "errors_ext"};
+// What weft accepts beyond the standard (which Open MPI refuses), errors weft detects
+// where the standard leaves detection open (which Open MPI lets pass), and one-sided
+// progress and operations that Debian's Open MPI does not provide.
+const std::vector<std::string> kExtensionPrograms = {"ddt_reduce_ext", "errors_ext", "rma_ext"};
 
 std::vector<std::string> every_program() {
   std::vector<std::string> all = kStandardPrograms;
@@ -281,8 +283,9 @@ TEST_F(MpiProgramsElsewhere, TheSameSourcesAreValidMpiForOpenMpi) {
     ASSERT_EQ(built.exit_code, 0) << name << ": " << built.output;
     CommandResult r =
         // Debian's Open MPI creates no window with its default components (MPI_ERR_WIN):
-        // its pt2pt one-sided component over the tcp transport does.
-        run("timeout 120 env OMPI_MCA_osc=pt2pt OMPI_MCA_btl=self,vader,tcp mpirun.openmpi "
+        // its pt2pt one-sided component over the tcp transport does, and its sm one
+        // MPI_Win_allocate_shared's.
+        run("timeout 120 env OMPI_MCA_osc=sm,pt2pt OMPI_MCA_btl=self,vader,tcp mpirun.openmpi "
             "--allow-run-as-root --oversubscribe -n 3 " +
             out.string());
     EXPECT_EQ(r.exit_code, 0) << name << ": " << r.output;

@@ -12,10 +12,6 @@
 # when any run had a failure or an error.
 #
 # Left out, each for a reason docs/MPI.md gives:
-#   - one-sided communication, which weft does not implement yet (it refuses with
-#     MPI_ERR_UNSUPPORTED_OPERATION): test_win, test_rma, test_rma_nb, the RMA cases
-#     of test_msgspec (TestMessageRMA) and mpi4py.util.sync's Sequential, which is
-#     built on windows (TestSequential*);
 #   - spawning (MPI4PY_TEST_SPAWN=0): weft's jobs are started whole by weftrun;
 #   - test_ulfm's testIAgree: without the fault-tolerance extension mpi4py agrees with
 #     MPI_Iallreduce on the communicator itself, and the test then starts that and a
@@ -62,8 +58,7 @@ if [ ! -f "$root/mpi4py-$version/test/main.py" ]; then
   tar -xzf "$sdist" -C "$root" "mpi4py-$version/test" || exit 1
 fi
 
-excluded=(-e 'test_win[.]py' -e 'test_rma(_nb)?[.]py' -x TestMessageRMA -x TestSequential
-          -x testIAgree)
+excluded=(-x testIAgree)
 status=0
 for n in "${ranks[@]}"; do
   log=$root/test-$n.log

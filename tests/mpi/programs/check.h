@@ -58,6 +58,15 @@ static inline void fail(const char *fmt, ...) {
       fail("%s: got return code %d, expected MPI_SUCCESS (%d)", #call, rc_, MPI_SUCCESS); \
   } while (0)
 
+/* Fails unless `rc`, what a call returned under MPI_ERRORS_RETURN, is an error of class
+ * `expected`; `what` names the call. */
+static inline void expect_class(const char *what, int rc, int expected) {
+  int cls = -1;
+  if (rc == MPI_SUCCESS) fail("%s succeeded, expected an error of class %d", what, expected);
+  CHECK_MPI(MPI_Error_class(rc, &cls));
+  EXPECT_INT(what, cls, expected);
+}
+
 /* malloc that fails the test when out of memory (and never returns NULL for 0 bytes). */
 static inline void *xmalloc(size_t n) {
   void *p = malloc(n ? n : 1);

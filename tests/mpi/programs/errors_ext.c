@@ -17,13 +17,6 @@
 #define PROGRAM "errors_ext"
 #include "check.h"
 
-static void expect_class(const char *what, int rc, int expected) {
-  int cls = -1;
-  if (rc == MPI_SUCCESS) fail("%s succeeded", what);
-  CHECK_MPI(MPI_Error_class(rc, &cls));
-  EXPECT_INT(what, cls, expected);
-}
-
 int main(int argc, char **argv) {
   int rank, size;
   CHECK_MPI(MPI_Init(&argc, &argv));

@@ -40,12 +40,6 @@
 static int rank, size, is_weft;
 
 /* Fails unless `rc` is an error of class `expected`. */
-static void expect_class(const char *what, int rc, int expected) {
-  int got = MPI_SUCCESS;
-  if (rc != MPI_SUCCESS) CHECK_MPI(MPI_Error_class(rc, &got));
-  EXPECT_INT(what, got, expected);
-}
-
 /* Checks that `inter` joins `lsize` local ranks (this one `lrank`) with the remote
  * world ranks `remote`, in that order. */
 static void check_intercomm(const char *what, MPI_Comm inter, int lsize, int lrank,
