@@ -204,7 +204,22 @@ void combine(MPI_ABI_Win& w, const TargetSpan& target, MPI_Datatype element, MPI
              const std::byte* origin, std::byte* result) {
   const weft::mpi::WindowMemory& memory = *w.memory;
   const uint64_t bytes = target.bytes();
+  const weft::mpi::TypeInfo& info = weft::mpi::type_info(element);
+  const std::shared_ptr<const Typemap>& one = weft::mpi::typemap_of(element);
   weft::mpi::UpdateLock lock(memory.locks(target.rank));
+  // The common case, an array of the element type in memory mapped here: combined in
+  // place, with no copy.
+  std::byte* in_place = memory.mapped(target.rank, target.address);
+  if (in_place != nullptr && target.typemap == one && info.size == info.extent) {
+    if (result != nullptr && bytes > 0) std::memcpy(result, in_place, bytes);
+    if (op == MPI_NO_OP || bytes == 0) return;
+    if (op == MPI_REPLACE) {
+      std::memcpy(in_place, origin, bytes);
+    } else {
+      weft::mpi::reduce_local(op, info, origin, in_place, target.count);
+    }
+    return;
+  }
   if (op == MPI_REPLACE && result == nullptr) {
     memory.put(target.rank, target.address, target.count, *target.typemap, origin);
     return;
@@ -219,14 +234,12 @@ void combine(MPI_ABI_Win& w, const TargetSpan& target, MPI_Datatype element, MPI
   }
   // Into arrays of the element type (whose values the reductions work on in place; a
   // pair type's packed values are not at their array stride), combined, and back.
-  const weft::mpi::TypeInfo& info = weft::mpi::type_info(element);
-  const Typemap& one = *weft::mpi::typemap_of(element);
   const uint64_t n = bytes / info.size;
   std::vector<std::byte> in(n * info.extent), inout(n * info.extent);
-  weft::mpi::unpack(origin, bytes, n, one, in.data());
-  weft::mpi::unpack(old.data(), bytes, n, one, inout.data());
+  weft::mpi::unpack(origin, bytes, n, *one, in.data());
+  weft::mpi::unpack(old.data(), bytes, n, *one, inout.data());
   weft::mpi::reduce_local(op, info, in.data(), inout.data(), n);
-  weft::mpi::pack(inout.data(), n, one, old.data());
+  weft::mpi::pack(inout.data(), n, *one, old.data());
   memory.put(target.rank, target.address, target.count, *target.typemap, old.data());
 }
 

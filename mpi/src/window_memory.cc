@@ -223,6 +223,11 @@ void move_remote(const WindowTarget& t, int rank, uint64_t address, uint64_t cou
 
 }  // namespace
 
+std::byte* WindowMemory::mapped(int rank, uint64_t address) const {
+  const WindowTarget& t = target(rank);
+  return t.mapped ? at(t, address) : nullptr;
+}
+
 void WindowMemory::put(int rank, uint64_t address, uint64_t count, const Typemap& typemap,
                        const std::byte* packed) const {
   const WindowTarget& t = target(rank);

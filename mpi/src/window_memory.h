@@ -77,6 +77,10 @@ class WindowMemory {
   void* own_base() const { return own_base_; }
   TargetLocks& locks(int rank) const { return locks_[rank]; }
 
+  // The target's byte `address` in this process, when its memory is mapped here (this
+  // rank's own, or allocated in the segment); nullptr otherwise.
+  std::byte* mapped(int rank, uint64_t address) const;
+
   // Moves packed data (count elements of `typemap`, count * typemap.size bytes) to or
   // from the elements at the target's address `address`. Throws MpiError naming the
   // rank when the target's memory cannot be reached there.

@@ -1,5 +1,6 @@
 // What a window is besides its memory: its name, group, info hints and error handler
 // (MPI_Win_set_name and the rest). Files' error handlers are in file_errhandlers.cc.
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -95,7 +96,19 @@ int PMPI_Win_get_info(MPI_Win win, MPI_Info* info_used) {
   return win_call("MPI_Win_get_info", win, [&] {
     const MPI_ABI_Win& w = window_of(win);
     require_pointer(info_used, "info_used");
-    *info_used = weft::mpi::new_info(w.hints);
+    // The standard's window hints with their defaults, unless given.
+    std::vector<std::pair<std::string, std::string>> used = w.hints;
+    for (const auto& [key, value] : {std::pair<const char*, const char*>{"no_locks", "false"},
+                                     {"accumulate_ordering", "rar,raw,war,waw"},
+                                     {"accumulate_ops", "same_op_no_op"},
+                                     {"same_size", "false"},
+                                     {"same_disp_unit", "false"},
+                                     {"alloc_shared_noncontig", "false"}}) {
+      bool given =
+          std::any_of(used.begin(), used.end(), [&](const auto& h) { return h.first == key; });
+      if (!given) used.emplace_back(key, value);
+    }
+    *info_used = weft::mpi::new_info(used);
   });
 }
 WEFT_MPI_ALIAS(Win_get_info)

@@ -71,6 +71,7 @@ MPI_Win make_window(Kind kind, void* base, MPI_Aint size, int disp_unit, MPI_Inf
   w->dynamic = kind == Kind::kDynamic;
   w->shared = kind == Kind::kShared;
   w->memory = std::move(memory);
+  for (auto& hint : weft::mpi::hints_of(info)) w->hints.push_back(std::move(hint));
   w->locks_held.assign(static_cast<size_t>(group->size()), MPI_ABI_Win::HeldLock{});
   return w;
 }

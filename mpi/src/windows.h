@@ -32,7 +32,9 @@ struct MPI_ABI_Win {
   std::string name;
   // The handler of errors on this window: MPI_ERRORS_ARE_FATAL unless set.
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
-  // MPI_Win_set_info's hints, which weft keeps but does not act on.
+  // The hints given at creation and by MPI_Win_set_info. Of the standard's, weft acts on
+  // alloc_shared_noncontig (at creation); every operation completes at once, so any
+  // accumulate_ordering and no_locks hold whatever they say.
   std::vector<std::pair<std::string, std::string>> hints;
   // Where MPI_Win_get_attr's MPI_WIN_CREATE_FLAVOR and MPI_WIN_MODEL answers live.
   int flavor_attribute = MPI_WIN_FLAVOR_CREATE;

@@ -12,6 +12,8 @@
  *     the group MPI_ERR_RANK; MPI_Win_unlock of a rank not locked MPI_ERR_RMA_SYNC; an
  *     unknown lock type MPI_ERR_LOCKTYPE; MPI_Accumulate with a user-defined operation
  *     MPI_ERR_OP; and a window stays usable after each;
+ *   - MPI_Win_get_info: a hint given at creation, and the standard's defaults of the
+ *     others (accumulate_ordering "rar,raw,war,waw", no_locks "false");
  *   - MPI_Accumulate of MPI_DOUBLE_INT pairs with MPI_MAXLOC (standard, but Debian's
  *     Open MPI's one-sided component refuses it).
  *
@@ -19,6 +21,8 @@
  */
 #define PROGRAM "rma_ext"
 #include "check.h"
+
+#include <string.h>
 
 enum { N = 16 };
 
@@ -46,6 +50,17 @@ static void maxloc(MPI_Win win, int rank, int size) {
   EXPECT_INT("MPI_MAXLOC's index (the lowest of the maxima)", result.index, where);
 }
 
+/* MPI_Win_get_info reports `key` as `value`: a creation hint, or the standard's default. */
+static void expect_hint(MPI_Win win, const char *key, const char *value) {
+  MPI_Info used;
+  char got[MPI_MAX_INFO_VAL + 1] = "";
+  int flag = 0;
+  CHECK_MPI(MPI_Win_get_info(win, &used));
+  CHECK_MPI(MPI_Info_get(used, key, MPI_MAX_INFO_VAL, got, &flag));
+  CHECK_MPI(MPI_Info_free(&used));
+  if (!flag || strcmp(got, value) != 0) fail("hint %s: got \"%s\", expected \"%s\"", key, got, value);
+}
+
 static void user_sum(void *in, void *inout, int *len, MPI_Datatype *type) {
   (void)type;
   for (int i = 0; i < *len; ++i) ((int *)inout)[i] += ((int *)in)[i];
@@ -60,8 +75,14 @@ int main(int argc, char **argv) {
 
   int *memory = NULL;
   MPI_Win win;
-  CHECK_MPI(MPI_Win_allocate(N * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &memory,
-                             &win));
+  MPI_Info hints;
+  CHECK_MPI(MPI_Info_create(&hints));
+  CHECK_MPI(MPI_Info_set(hints, "same_size", "true"));
+  CHECK_MPI(MPI_Win_allocate(N * sizeof(int), sizeof(int), hints, MPI_COMM_WORLD, &memory, &win));
+  CHECK_MPI(MPI_Info_free(&hints));
+  expect_hint(win, "same_size", "true");
+  expect_hint(win, "accumulate_ordering", "rar,raw,war,waw");
+  expect_hint(win, "no_locks", "false");
   for (int i = 0; i < N; ++i) memory[i] = 0;
   CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
 
