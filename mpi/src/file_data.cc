@@ -1,15 +1,17 @@
 // Reading and writing with the view applied. An access is `count` elements of a
 // datatype, packed as a message would be, placed at consecutive data bytes of the view
 // from where it starts; the view turns those into byte runs of the file, which pread and
-// pwrite move. Collective accesses need no coordination beyond the ordered ones' rank
-// order: each process's data goes where its own view says. Non-blocking and split
-// collective accesses do their I/O at once and hand the status to the completion.
+// pwrite move, each process's where its own view says. Collective accesses whose parts
+// interleave go by two-phase I/O instead (file_collective.cc); the ordered ones first
+// agree on their offsets in rank order. Non-blocking and split collective accesses do
+// their I/O at once and hand the status to the completion.
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -91,10 +93,11 @@ class RangeLock {
 };
 
 // Moves the data of `layout` to or from data byte `start` of the view; returns the bytes
-// moved (fewer than the layout's only for a read reaching the end of the file).
-uint64_t transfer(MPI_ABI_File& f, Access access, uint64_t start, const BufferLayout& layout) {
+// moved (fewer than the layout's only for a read reaching the end of the file). A
+// collective access may go by two-phase I/O (file_collective.cc).
+uint64_t transfer(MPI_ABI_File& f, Access access, Coordination coordination, uint64_t start,
+                  const BufferLayout& layout) {
   auto runs = file_runs(f.view, start, layout.bytes);
-  RangeLock lock(f, access, runs);
   std::vector<std::byte> staging;
   std::byte* data = layout.start;
   if (!layout.contiguous) {
@@ -102,6 +105,13 @@ uint64_t transfer(MPI_ABI_File& f, Access access, uint64_t start, const BufferLa
     data = staging.data();
     if (access == Access::kWrite) pack(layout, data);
   }
+  if (coordination == Coordination::kCollective) {
+    if (std::optional<uint64_t> moved = two_phase_transfer(f, access, runs, data, false)) {
+      if (access == Access::kRead && !layout.contiguous) unpack(data, *moved, layout);
+      return *moved;
+    }
+  }
+  RangeLock lock(f, access, runs);
   uint64_t moved = 0;
   for (const auto& [at, length] : runs) {
     if (access == Access::kWrite) {
@@ -192,8 +202,8 @@ int cancel_nothing(void*, int) { return MPI_SUCCESS; }
 
 }  // namespace
 
-void file_access(MPI_File fh, Access access, Where where, int64_t offset, const void* buf,
-                 MPI_Count count, MPI_Datatype type, MPI_Status* status) {
+void file_access(MPI_File fh, Access access, Where where, Coordination coordination, int64_t offset,
+                 const void* buf, MPI_Count count, MPI_Datatype type, MPI_Status* status) {
   MPI_ABI_File& f = file_of(fh);
   BufferLayout layout;
   int64_t start = 0;
@@ -213,6 +223,15 @@ void file_access(MPI_File fh, Access access, Where where, int64_t offset, const 
       if (error != MPI_SUCCESS) throw MpiError(error, message);
       throw;
     }
+  } else if (coordination == Coordination::kCollective) {
+    // A process whose arguments fail still answers the others' collective buffering.
+    try {
+      layout = checked_layout(f, access, where, offset, buf, count, type);
+    } catch (const MpiError&) {
+      two_phase_transfer(f, access, {}, nullptr, true);
+      throw;
+    }
+    start = where == Where::kExplicit ? offset : f.position;
   } else {
     layout = checked_layout(f, access, where, offset, buf, count, type);
     int64_t etypes = int64_t(layout.bytes / f.view.etype_size);
@@ -220,16 +239,17 @@ void file_access(MPI_File fh, Access access, Where where, int64_t offset, const 
     if (where == Where::kIndividual) start = f.position;
     if (where == Where::kShared) start = f.shared.fetch_add(etypes);
   }
-  uint64_t moved = transfer(f, access, uint64_t(start) * f.view.etype_size, layout);
+  uint64_t moved = transfer(f, access, coordination, uint64_t(start) * f.view.etype_size, layout);
   if (where == Where::kIndividual) f.position = start + int64_t(moved / f.view.etype_size);
   set_status(status, MPI_ANY_SOURCE, MPI_ANY_TAG, moved);
 }
 
-void file_iaccess(MPI_File fh, Access access, Where where, int64_t offset, const void* buf,
-                  MPI_Count count, MPI_Datatype type, MPI_Request* request) {
+void file_iaccess(MPI_File fh, Access access, Where where, Coordination coordination,
+                  int64_t offset, const void* buf, MPI_Count count, MPI_Datatype type,
+                  MPI_Request* request) {
   require_pointer(request, "request");
   auto status = std::make_unique<MPI_Status>();
-  file_access(fh, access, where, offset, buf, count, type, status.get());
+  file_access(fh, access, where, coordination, offset, buf, count, type, status.get());
   // A generalized request, already complete, whose query callback gives the status.
   auto g = std::make_shared<Grequest>();
   g->query_fn = query_status;
@@ -249,7 +269,8 @@ void file_split_begin(MPI_File fh, Access access, Where where, int64_t offset, c
   if (f.split.pending) {
     throw MpiError(MPI_ERR_OTHER, "a split collective operation on the file is already pending");
   }
-  file_access(fh, access, where, offset, buf, count, type, &f.split.status);
+  file_access(fh, access, where, Coordination::kCollective, offset, buf, count, type,
+              &f.split.status);
   f.split.pending = true;
   f.split.buf = buf;
 }

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -151,22 +152,40 @@ enum class Access { kRead, kWrite };
 // Where an access starts: at an explicit offset, the individual file pointer, the shared
 // one, or (collectively) the shared one in rank order.
 enum class Where { kExplicit, kIndividual, kShared, kOrdered };
+// Whether every process of the file makes the access together (the _all, ordered and
+// split collective forms), so that collective buffering may combine their parts.
+enum class Coordination { kIndependent, kCollective };
 
 // Carries out one read or write of `count` elements of `type` at `buf` with the view
 // applied, moves the file pointer it used and fills `status` (MPI_Get_count says how
-// many elements moved). `offset` counts etypes, for kExplicit only.
-void file_access(MPI_File fh, Access access, Where where, int64_t offset, const void* buf,
-                 MPI_Count count, MPI_Datatype type, MPI_Status* status);
+// many elements moved). `offset` counts etypes, for kExplicit only. A collective access
+// whose arguments fail on one process still takes part in the others' exchange, then
+// throws.
+void file_access(MPI_File fh, Access access, Where where, Coordination coordination, int64_t offset,
+                 const void* buf, MPI_Count count, MPI_Datatype type, MPI_Status* status);
 
 // The same for a non-blocking call: the I/O happens now, and `*request` is a completed
 // request whose status says what moved.
-void file_iaccess(MPI_File fh, Access access, Where where, int64_t offset, const void* buf,
-                  MPI_Count count, MPI_Datatype type, MPI_Request* request);
+void file_iaccess(MPI_File fh, Access access, Where where, Coordination coordination,
+                  int64_t offset, const void* buf, MPI_Count count, MPI_Datatype type,
+                  MPI_Request* request);
 
 // A split collective's two halves: the begin call carries it out and keeps the status
 // for the end call.
 void file_split_begin(MPI_File fh, Access access, Where where, int64_t offset, const void* buf,
                       MPI_Count count, MPI_Datatype type);
 void file_split_end(MPI_File fh, const void* buf, MPI_Status* status);
+
+// ---- Collective buffering (file_collective.cc) ----
+
+// Every process's part of a collective access by two-phase I/O: `runs` are the file
+// byte runs of this process's packed `data`, in file order (nothing when `failed`: its
+// arguments failed their checks). Returns the data bytes moved for this process, or
+// nullopt, the same on every process, when the parts are better accessed independently
+// (they do not interleave, the file is in atomic mode, a hint says so, or a process
+// failed).
+std::optional<uint64_t> two_phase_transfer(MPI_ABI_File& f, Access access,
+                                           const std::vector<std::pair<int64_t, uint64_t>>& runs,
+                                           std::byte* data, bool failed);
 
 }  // namespace weft::mpi
