@@ -27,6 +27,10 @@ const std::vector<Variable>& weft_variables() {
       {"WEFT_CONNECT", "eager below 128 ranks, lazy from 128",
        "when connections to peers that do not share memory are made: at init (eager) or "
        "on first use (lazy)"},
+      {"WEFT_RMA", "direct",
+       "how MPI one-sided operations reach a window's memory: direct (straight into it where "
+       "every member shares memory, messages otherwise) or messages (always by messages to "
+       "the target's service thread)"},
       {"WEFT_EAGER_LIMIT", "65536",
        "largest message (bytes) sent eagerly; larger ones wait for the receiver"},
       {"WEFT_EAGER_WINDOW", "4M",

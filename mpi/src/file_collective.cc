@@ -52,17 +52,20 @@ void check(int code, const char* what) {
 
 // The aggregators: the first process of each host, then (when cb_nodes asks for more)
 // the others in rank order.
-std::vector<int> aggregators(const MPI_ABI_File& f) {
-  MPI_Comm host = MPI_COMM_NULL;
-  check(PMPI_Comm_split_type(f.comm, MPI_COMM_TYPE_SHARED, f.rank, MPI_INFO_NULL, &host),
-        "cannot group the processes by host");
-  int host_rank = 0;
-  PMPI_Comm_rank(host, &host_rank);
-  PMPI_Comm_free(&host);
-  int leads = host_rank == 0 ? 1 : 0;
-  std::vector<int> leaders(static_cast<size_t>(f.size));
-  check(PMPI_Allgather(&leads, 1, MPI_INT, leaders.data(), 1, MPI_INT, f.comm),
-        "cannot find each host's first process");
+std::vector<int> aggregators(MPI_ABI_File& f) {
+  std::vector<int>& leaders = f.first_of_host;
+  if (leaders.empty()) {  // once per file: every process gets here at its first access
+    MPI_Comm host = MPI_COMM_NULL;
+    check(PMPI_Comm_split_type(f.comm, MPI_COMM_TYPE_SHARED, f.rank, MPI_INFO_NULL, &host),
+          "cannot group the processes by host");
+    int host_rank = 0;
+    PMPI_Comm_rank(host, &host_rank);
+    PMPI_Comm_free(&host);
+    int leads = host_rank == 0 ? 1 : 0;
+    leaders.resize(static_cast<size_t>(f.size));
+    check(PMPI_Allgather(&leads, 1, MPI_INT, leaders.data(), 1, MPI_INT, f.comm),
+          "cannot find each host's first process");
+  }
   std::vector<int> chosen;
   for (int r = 0; r < f.size; ++r) {
     if (leaders[static_cast<size_t>(r)]) chosen.push_back(r);

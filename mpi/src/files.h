@@ -83,6 +83,9 @@ struct MPI_ABI_File {
   int64_t position = 0;  // the individual file pointer, in etypes of the view
   weft::mpi::SharedPointer shared;
   weft::mpi::SplitCollective split;
+  // By rank, whether the process is the first of its host: learnt at the first access by
+  // collective buffering (file_collective.cc), which picks aggregators from it.
+  std::vector<int> first_of_host;
 };
 
 namespace weft::mpi {

@@ -1,16 +1,14 @@
 // One-sided communication: MPI_Put, MPI_Get, MPI_Accumulate, MPI_Get_accumulate,
 // MPI_Fetch_and_op, MPI_Compare_and_swap, their request-based forms and their _c forms.
 //
-// The origin carries out each operation at once, through the window's WindowMemory
-// (window_memory.h), so an operation is complete, at the origin and at the target, when
-// its call returns: a request-based form returns a request that is already complete,
-// and the synchronisation calls (rma_synchronization.cc) have no queued operations to
-// finish, only ordering and the epochs' agreements between ranks.
-//
-// Accumulating operations read, combine and write the target's elements under its
-// update lock, so that concurrent accumulates to one location are atomic per element,
-// as the standard requires; puts and gets take no lock (the standard leaves a put that
-// overlaps a concurrent access undefined).
+// Each operation is carried out at once through the window's WindowMemory
+// (window_memory.h: straight into the target's memory on one host, by a message to the
+// target's service thread otherwise), so an operation is complete, at the origin and at
+// the target, when its call returns: a request-based form returns a request that is
+// already complete, and the synchronisation calls (rma_synchronization.cc) have no
+// queued operations to finish, only ordering and the epochs' agreements between ranks.
+// Accumulates are atomic per element; puts and gets are not (the standard leaves a put
+// that overlaps a concurrent access undefined).
 #include <mpi.h>
 
 #include <algorithm>
@@ -72,12 +70,6 @@ TargetSpan target_span(const char* function, MPI_ABI_Win& w, int rank, MPI_Aint 
   if (rank < 0 || rank >= memory.size()) {
     throw MpiError(MPI_ERR_RANK, "target rank " + std::to_string(rank) + " is not in [0, " +
                                      std::to_string(memory.size()) + ") (the window's group)");
-  }
-  if (!memory.local()) {
-    throw MpiError(MPI_ERR_UNSUPPORTED_OPERATION,
-                   std::string(function) +
-                       ": the window's members are not all on one host, and weft carries out "
-                       "one-sided communication only between processes that share memory");
   }
   if (!may_access(w, rank)) {
     throw MpiError(MPI_ERR_RMA_SYNC, std::string(function) + " to target rank " +
@@ -197,52 +189,6 @@ void check_accumulate_op(MPI_Op op, const weft::mpi::TypeInfo& type) {
   weft::mpi::check_op(op, type);
 }
 
-// Combines `origin` (packed elements of `element`, absent for MPI_NO_OP) into the
-// target's elements, first copying their old values to `result` when asked: the
-// target's update lock is held throughout.
-void combine(MPI_ABI_Win& w, const TargetSpan& target, MPI_Datatype element, MPI_Op op,
-             const std::byte* origin, std::byte* result) {
-  const weft::mpi::WindowMemory& memory = *w.memory;
-  const uint64_t bytes = target.bytes();
-  const weft::mpi::TypeInfo& info = weft::mpi::type_info(element);
-  const std::shared_ptr<const Typemap>& one = weft::mpi::typemap_of(element);
-  weft::mpi::UpdateLock lock(memory.locks(target.rank));
-  // The common case, an array of the element type in memory mapped here: combined in
-  // place, with no copy.
-  std::byte* in_place = memory.mapped(target.rank, target.address);
-  if (in_place != nullptr && target.typemap == one && info.size == info.extent) {
-    if (result != nullptr && bytes > 0) std::memcpy(result, in_place, bytes);
-    if (op == MPI_NO_OP || bytes == 0) return;
-    if (op == MPI_REPLACE) {
-      std::memcpy(in_place, origin, bytes);
-    } else {
-      weft::mpi::reduce_local(op, info, origin, in_place, target.count);
-    }
-    return;
-  }
-  if (op == MPI_REPLACE && result == nullptr) {
-    memory.put(target.rank, target.address, target.count, *target.typemap, origin);
-    return;
-  }
-  std::vector<std::byte> old(bytes);
-  memory.get(target.rank, target.address, target.count, *target.typemap, old.data());
-  if (result != nullptr && bytes > 0) std::memcpy(result, old.data(), bytes);
-  if (op == MPI_NO_OP || bytes == 0) return;
-  if (op == MPI_REPLACE) {
-    memory.put(target.rank, target.address, target.count, *target.typemap, origin);
-    return;
-  }
-  // Into arrays of the element type (whose values the reductions work on in place; a
-  // pair type's packed values are not at their array stride), combined, and back.
-  const uint64_t n = bytes / info.size;
-  std::vector<std::byte> in(n * info.extent), inout(n * info.extent);
-  weft::mpi::unpack(origin, bytes, n, *one, in.data());
-  weft::mpi::unpack(old.data(), bytes, n, *one, inout.data());
-  weft::mpi::reduce_local(op, info, in.data(), inout.data(), n);
-  weft::mpi::pack(inout.data(), n, *one, old.data());
-  memory.put(target.rank, target.address, target.count, *target.typemap, old.data());
-}
-
 // MPI_Accumulate and MPI_Get_accumulate (result null for the former).
 void accumulate(const char* function, const void* origin, MPI_Count origin_count,
                 MPI_Datatype origin_type, void* result, MPI_Count result_count,
@@ -272,8 +218,8 @@ void accumulate(const char* function, const void* origin, MPI_Count origin_count
   if (target.rank == MPI_PROC_NULL) return;
   if (data) check_same_bytes("origin", data->bytes(), target);
   if (fetched) check_same_bytes("result", fetched->bytes(), target);
-  combine(w, target, element, op, data ? data->packed() : nullptr,
-          fetched ? fetched->space() : nullptr);
+  w.memory->accumulate(target.rank, target.address, target.count, *target.typemap, element, op,
+                       data ? data->packed() : nullptr, fetched ? fetched->space() : nullptr);
   if (fetched) fetched->store();
 }
 
@@ -293,13 +239,9 @@ void compare_and_swap(const void* origin, const void* compare, void* result, MPI
   weft::mpi::require_pointer(result, "result_addr");
   TargetSpan target = target_span("MPI_Compare_and_swap", w, rank, disp, 1, type);
   if (target.rank == MPI_PROC_NULL) return;
-  const weft::mpi::WindowMemory& memory = *w.memory;
-  weft::mpi::UpdateLock lock(memory.locks(target.rank));
-  memory.get(target.rank, target.address, 1, *target.typemap, static_cast<std::byte*>(result));
-  if (std::memcmp(result, compare, info.size) == 0) {
-    memory.put(target.rank, target.address, 1, *target.typemap,
-               static_cast<const std::byte*>(origin));
-  }
+  w.memory->compare_and_swap(
+      target.rank, target.address, *target.typemap, static_cast<const std::byte*>(origin),
+      static_cast<const std::byte*>(compare), static_cast<std::byte*>(result));
 }
 
 // A request-based form's request: complete, since the operation is (with nothing to

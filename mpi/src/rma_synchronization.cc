@@ -8,9 +8,9 @@
 //   - post/start/complete/wait: zero-byte notices on the window's own communicator,
 //     which no program's message can meet (MPI_Win_start waits for its targets' posts,
 //     MPI_Win_wait for its origins' completes);
-//   - locks: the target's epoch word in the window's control segment, taken by the
-//     origin alone (-1 exclusive, n shared), so a target that computes and never calls
-//     MPI grants them.
+//   - locks: WindowMemory's (the target's epoch word in the window's control segment,
+//     taken by the origin alone, on one host; a request to the target's service thread
+//     otherwise), so a target that computes and never calls MPI grants them.
 // An access outside an epoch, or a call that does not fit the epoch open, is
 // MPI_ERR_RMA_SYNC.
 #include <mpi.h>
@@ -86,45 +86,6 @@ void check_rank(const MPI_ABI_Win& w, int rank) {
   if (rank < 0 || rank >= w.memory->size()) {
     throw MpiError(MPI_ERR_RANK, "rank " + std::to_string(rank) + " is not in [0, " +
                                      std::to_string(w.memory->size()) + ") (the window's group)");
-  }
-}
-
-// ---- The epoch words ----
-
-void take_shared(weft::mpi::TargetLocks& locks) {
-  for (int round = 0;; ++round) {
-    int32_t holders = locks.epoch.load(std::memory_order_relaxed);
-    if (holders >= 0 &&
-        locks.epoch.compare_exchange_weak(holders, holders + 1, std::memory_order_acquire)) {
-      return;
-    }
-    weft::mpi::pause_polling(round);
-  }
-}
-
-void take_exclusive(weft::mpi::TargetLocks& locks) {
-  for (int round = 0;; ++round) {
-    int32_t free = 0;
-    if (locks.epoch.compare_exchange_weak(free, -1, std::memory_order_acquire)) return;
-    weft::mpi::pause_polling(round);
-  }
-}
-
-void release(weft::mpi::TargetLocks& locks, int type) {
-  if (type == MPI_LOCK_EXCLUSIVE) {
-    locks.epoch.store(0, std::memory_order_release);
-  } else {
-    locks.epoch.fetch_sub(1, std::memory_order_release);
-  }
-}
-
-// Locking needs the control segment, which only a window on one host has.
-void require_local(const MPI_ABI_Win& w, const char* function) {
-  if (!w.memory->local()) {
-    throw MpiError(MPI_ERR_UNSUPPORTED_OPERATION,
-                   std::string(function) +
-                       ": the window's members are not all on one host, and weft carries out "
-                       "one-sided communication only between processes that share memory");
   }
 }
 
@@ -216,16 +177,12 @@ void lock(int type, int rank, int assert, MPI_Win win) {
   }
   if (rank == MPI_PROC_NULL) return;
   check_rank(w, rank);
-  require_local(w, "MPI_Win_lock");
   MPI_ABI_Win::HeldLock& held = w.locks_held[static_cast<size_t>(rank)];
   if (held.type != 0 || w.locked_all) {
     sync_error("MPI_Win_lock of rank " + std::to_string(rank) + ", which this rank has locked");
   }
   held.word = (assert& MPI_MODE_NOCHECK) == 0;
-  if (held.word) {
-    weft::mpi::TargetLocks& locks = w.memory->locks(rank);
-    type == MPI_LOCK_EXCLUSIVE ? take_exclusive(locks) : take_shared(locks);
-  }
+  if (held.word) w.memory->lock(rank, type);
   held.type = type;
 }
 
@@ -236,18 +193,17 @@ void unlock(int rank, MPI_Win win) {
   MPI_ABI_Win::HeldLock& held = w.locks_held[static_cast<size_t>(rank)];
   if (held.type == 0) sync_error("MPI_Win_unlock of rank " + std::to_string(rank) + ", not locked");
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  if (held.word) release(w.memory->locks(rank), held.type);
+  if (held.word) w.memory->unlock(rank, held.type);
   held = MPI_ABI_Win::HeldLock{};
 }
 
 void lock_all(int assert, MPI_Win win) {
   MPI_ABI_Win& w = window_of(win);
   check_assert(assert);
-  require_local(w, "MPI_Win_lock_all");
   if (holds_any_lock(w)) sync_error("MPI_Win_lock_all while this rank holds a lock of the window");
   w.locked_all_words = (assert& MPI_MODE_NOCHECK) == 0;
   if (w.locked_all_words) {
-    for (int r = 0; r < w.memory->size(); ++r) take_shared(w.memory->locks(r));
+    for (int r = 0; r < w.memory->size(); ++r) w.memory->lock(r, MPI_LOCK_SHARED);
   }
   w.locked_all = true;
 }
@@ -257,7 +213,7 @@ void unlock_all(MPI_Win win) {
   if (!w.locked_all) sync_error("MPI_Win_unlock_all without MPI_Win_lock_all");
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (w.locked_all_words) {
-    for (int r = 0; r < w.memory->size(); ++r) release(w.memory->locks(r), MPI_LOCK_SHARED);
+    for (int r = 0; r < w.memory->size(); ++r) w.memory->unlock(r, MPI_LOCK_SHARED);
   }
   w.locked_all = false;
   w.locked_all_words = false;

@@ -10,11 +10,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 
+#include "base/env.h"
 #include "base/fnv_hash.h"
 #include "base/host_identity.h"
+#include "mpi/src/datatypes.h"
 #include "mpi/src/errors.h"
+#include "mpi/src/reduce_ops.h"
 #include "mpi/src/requests.h"
 #include "weft/collectives.h"
 
@@ -27,8 +31,18 @@ struct MemberRecord {
   int32_t disp_unit = 1;
   uint64_t base = 0;
   int64_t size = 0;
-  uint64_t host = 0;  // equal for processes that can share memory (host_key)
+  uint64_t host = 0;     // equal for processes that can share memory (host_key)
+  int32_t messages = 0;  // WEFT_RMA=messages on this member
+  int32_t unused = 0;
 };
+
+// WEFT_RMA: whether this process asks for the active-message path everywhere.
+bool messages_asked() {
+  std::optional<std::string> mode = base::env::get("WEFT_RMA");
+  if (!mode || *mode == "direct") return false;
+  if (*mode == "messages") return true;
+  throw MpiError(MPI_ERR_OTHER, "WEFT_RMA=" + *mode + ": expected direct or messages");
+}
 
 uint64_t host_key() {
   const base::HostIdentity& h = base::local_host_identity();
@@ -50,13 +64,23 @@ constexpr size_t kNameBytes = 128;  // the segment's name, or "!" and why there 
 
 std::string rank_name(int rank) { return "target rank " + std::to_string(rank); }
 
-}  // namespace
-
-UpdateLock::UpdateLock(TargetLocks& locks) : locks_(locks) {
-  for (int round = 0; locks_.update.exchange(1, std::memory_order_acquire) != 0; ++round) {
-    pause_polling(round);
+// Holds a target's update lock (an accumulate's read, combine and write).
+class UpdateLock {
+ public:
+  explicit UpdateLock(TargetLocks& locks) : locks_(locks) {
+    for (int round = 0; locks_.update.exchange(1, std::memory_order_acquire) != 0; ++round) {
+      pause_polling(round);
+    }
   }
-}
+  ~UpdateLock() { locks_.update.store(0, std::memory_order_release); }
+  UpdateLock(const UpdateLock&) = delete;
+  UpdateLock& operator=(const UpdateLock&) = delete;
+
+ private:
+  TargetLocks& locks_;
+};
+
+}  // namespace
 
 WindowMemory::WindowMemory(const weft::Group& group, Kind kind, void* base, MPI_Aint size,
                            int disp_unit, bool contiguous)
@@ -70,11 +94,16 @@ WindowMemory::WindowMemory(const weft::Group& group, Kind kind, void* base, MPI_
   mine.base = allocates ? 0 : reinterpret_cast<uint64_t>(base);
   mine.size = size;
   mine.host = host_key();
+  mine.messages = messages_asked() ? 1 : 0;
   std::vector<MemberRecord> records(static_cast<size_t>(n));
   weft::all_gather(bytes_of(&mine, sizeof mine), bytes_of(records.data(), n * sizeof mine), group);
 
   bool one_host = true;
-  for (const MemberRecord& r : records) one_host = one_host && r.host == records[0].host;
+  bool messages = false;
+  for (const MemberRecord& r : records) {
+    one_host = one_host && r.host == records[0].host;
+    messages = messages || r.messages != 0;
+  }
   if (kind == Kind::kShared && !one_host) {
     throw MpiError(MPI_ERR_RMA_SHARED,
                    "MPI_Win_allocate_shared needs every rank of the communicator on one host "
@@ -124,12 +153,19 @@ WindowMemory::WindowMemory(const weft::Group& group, Kind kind, void* base, MPI_
       t.mapped = true;
       t.local = allocates ? static_cast<std::byte*>(own_base_) : static_cast<std::byte*>(base);
       t.base = reinterpret_cast<uint64_t>(t.local);
-      if (kind == Kind::kDynamic) t.base = 0, t.local = nullptr;  // addresses are its own
+      // A dynamic window's displacements are addresses in the target, which may be
+      // wrong: even this rank's own are reached through process_vm_writev/readv, which
+      // report a bad one instead of faulting.
+      if (kind == Kind::kDynamic) t.base = 0, t.local = nullptr, t.mapped = false;
     }
   }
+  if (!one_host || messages) service_ = std::make_unique<WindowService>(group, *this);
 }
 
-WindowMemory::~WindowMemory() { std::free(private_memory_); }
+WindowMemory::~WindowMemory() {
+  service_.reset();  // before the memory it serves
+  std::free(private_memory_);
+}
 
 void WindowMemory::map_segment(const weft::Group& group, size_t data_bytes) {
   static std::atomic<unsigned> windows_made{0};
@@ -228,8 +264,8 @@ std::byte* WindowMemory::mapped(int rank, uint64_t address) const {
   return t.mapped ? at(t, address) : nullptr;
 }
 
-void WindowMemory::put(int rank, uint64_t address, uint64_t count, const Typemap& typemap,
-                       const std::byte* packed) const {
+void WindowMemory::put_here(int rank, uint64_t address, uint64_t count, const Typemap& typemap,
+                            const std::byte* packed) const {
   const WindowTarget& t = target(rank);
   if (t.mapped) {
     unpack(packed, count * typemap.size, count, typemap, at(t, address));
@@ -238,13 +274,116 @@ void WindowMemory::put(int rank, uint64_t address, uint64_t count, const Typemap
   }
 }
 
-void WindowMemory::get(int rank, uint64_t address, uint64_t count, const Typemap& typemap,
-                       std::byte* packed) const {
+void WindowMemory::get_here(int rank, uint64_t address, uint64_t count, const Typemap& typemap,
+                            std::byte* packed) const {
   const WindowTarget& t = target(rank);
   if (t.mapped) {
     pack(at(t, address), count, typemap, packed);
   } else {
     move_remote(t, rank, address, count, typemap, packed, false);
+  }
+}
+
+void WindowMemory::accumulate_here(int rank, uint64_t address, uint64_t count,
+                                   const Typemap& typemap, MPI_Datatype element, MPI_Op op,
+                                   const std::byte* origin, std::byte* result) const {
+  const uint64_t bytes = count * typemap.size;
+  const TypeInfo& info = type_info(element);
+  const std::shared_ptr<const Typemap>& one = typemap_of(element);
+  // The common case, an array of the element type in memory mapped here: combined in
+  // place, with no copy.
+  std::byte* in_place = mapped(rank, address);
+  if (in_place != nullptr && &typemap == one.get() && info.size == info.extent) {
+    if (result != nullptr && bytes > 0) std::memcpy(result, in_place, bytes);
+    if (op == MPI_NO_OP || bytes == 0) return;
+    if (op == MPI_REPLACE) {
+      std::memcpy(in_place, origin, bytes);
+    } else {
+      reduce_local(op, info, origin, in_place, count);
+    }
+    return;
+  }
+  if (op == MPI_REPLACE && result == nullptr) {
+    put_here(rank, address, count, typemap, origin);
+    return;
+  }
+  std::vector<std::byte> old(bytes);
+  get_here(rank, address, count, typemap, old.data());
+  if (result != nullptr && bytes > 0) std::memcpy(result, old.data(), bytes);
+  if (op == MPI_NO_OP || bytes == 0) return;
+  if (op == MPI_REPLACE) {
+    put_here(rank, address, count, typemap, origin);
+    return;
+  }
+  // Into arrays of the element type (whose values the reductions work on in place; a
+  // pair type's packed values are not at their array stride), combined, and back.
+  const uint64_t n = bytes / info.size;
+  std::vector<std::byte> in(n * info.extent), inout(n * info.extent);
+  unpack(origin, bytes, n, *one, in.data());
+  unpack(old.data(), bytes, n, *one, inout.data());
+  reduce_local(op, info, in.data(), inout.data(), n);
+  pack(inout.data(), n, *one, old.data());
+  put_here(rank, address, count, typemap, old.data());
+}
+
+void WindowMemory::compare_and_swap_here(int rank, uint64_t address, const Typemap& typemap,
+                                         const std::byte* origin, const std::byte* compare,
+                                         std::byte* result) const {
+  get_here(rank, address, 1, typemap, result);
+  if (std::memcmp(result, compare, typemap.size) == 0) {
+    put_here(rank, address, 1, typemap, origin);
+  }
+}
+
+void WindowMemory::put(int rank, uint64_t address, uint64_t count, const Typemap& typemap,
+                       const std::byte* packed) const {
+  if (service_) return service_->put(rank, address, count, typemap, packed);
+  put_here(rank, address, count, typemap, packed);
+}
+
+void WindowMemory::get(int rank, uint64_t address, uint64_t count, const Typemap& typemap,
+                       std::byte* packed) const {
+  if (service_) return service_->get(rank, address, count, typemap, packed);
+  get_here(rank, address, count, typemap, packed);
+}
+
+void WindowMemory::accumulate(int rank, uint64_t address, uint64_t count, const Typemap& typemap,
+                              MPI_Datatype element, MPI_Op op, const std::byte* origin,
+                              std::byte* result) const {
+  if (service_) {
+    return service_->accumulate(rank, address, count, typemap, element, op, origin, result);
+  }
+  UpdateLock lock(locks_[rank]);
+  accumulate_here(rank, address, count, typemap, element, op, origin, result);
+}
+
+void WindowMemory::compare_and_swap(int rank, uint64_t address, const Typemap& typemap,
+                                    const std::byte* origin, const std::byte* compare,
+                                    std::byte* result) const {
+  if (service_) return service_->compare_and_swap(rank, address, typemap, origin, compare, result);
+  UpdateLock lock(locks_[rank]);
+  compare_and_swap_here(rank, address, typemap, origin, compare, result);
+}
+
+void WindowMemory::lock(int rank, int type) const {
+  if (service_) return service_->lock(rank, type);
+  std::atomic<int32_t>& epoch = locks_[rank].epoch;
+  for (int round = 0;; ++round) {
+    int32_t holders = epoch.load(std::memory_order_relaxed);
+    bool free = type == MPI_LOCK_EXCLUSIVE ? holders == 0 : holders >= 0;
+    int32_t next = type == MPI_LOCK_EXCLUSIVE ? -1 : holders + 1;
+    if (free && epoch.compare_exchange_weak(holders, next, std::memory_order_acquire)) return;
+    pause_polling(round);
+  }
+}
+
+void WindowMemory::unlock(int rank, int type) const {
+  if (service_) return service_->unlock(rank, type);
+  std::atomic<int32_t>& epoch = locks_[rank].epoch;
+  if (type == MPI_LOCK_EXCLUSIVE) {
+    epoch.store(0, std::memory_order_release);
+  } else {
+    epoch.fetch_sub(1, std::memory_order_release);
   }
 }
 

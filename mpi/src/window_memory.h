@@ -1,9 +1,10 @@
 // WindowMemory: how one process reaches the memory of every member of a window, for
-// one-sided communication between ranks of one host.
+// one-sided communication.
 //
-// Each operation is carried out by the origin alone, at once, straight into (or out of)
-// the target's memory, so it is complete when its call returns and a target makes
-// progress without calling MPI (it may be computing):
+// Each operation is complete when its call returns. Where every member shares memory
+// (one host), the origin carries it out alone, at once, straight into (or out of) the
+// target's memory, so a target makes progress without calling MPI (it may be
+// computing):
 //   - this rank's own memory, and memory of windows weft allocated (MPI_Win_allocate,
 //     MPI_Win_allocate_shared), which lives in one shared segment that every member
 //     maps: plain copies;
@@ -14,8 +15,8 @@
 // the standard requires; MPI_Win_lock's shared and exclusive locks are a second word.
 //
 // A window whose members are not all on one host (boot, IPC and PID namespaces, and
-// /dev/shm) has no control segment, and its communication calls refuse
-// (docs/MPI.md, "One-sided communication").
+// /dev/shm), or every window under WEFT_RMA=messages, goes by active messages instead:
+// every operation is a request to the target's service thread (window_service.h).
 #pragma once
 
 #include <mpi.h>
@@ -27,6 +28,7 @@
 #include <vector>
 
 #include "mpi/src/derived_types.h"
+#include "mpi/src/window_service.h"
 #include "transport/shm/segment.h"
 #include "weft/group.h"
 
@@ -68,26 +70,53 @@ class WindowMemory {
   WindowMemory(const WindowMemory&) = delete;
   WindowMemory& operator=(const WindowMemory&) = delete;
 
-  // Every member is on this host: one-sided communication is possible.
+  // Every member shares memory with this process (the segment exists).
   bool local() const { return locks_ != nullptr; }
   Kind kind() const { return kind_; }
   int size() const { return static_cast<int>(targets_.size()); }
   const WindowTarget& target(int rank) const { return targets_[static_cast<size_t>(rank)]; }
   // This rank's memory: MPI_Win_allocate's baseptr.
   void* own_base() const { return own_base_; }
-  TargetLocks& locks(int rank) const { return locks_[rank]; }
 
   // The target's byte `address` in this process, when its memory is mapped here (this
   // rank's own, or allocated in the segment); nullptr otherwise.
   std::byte* mapped(int rank, uint64_t address) const;
 
-  // Moves packed data (count elements of `typemap`, count * typemap.size bytes) to or
-  // from the elements at the target's address `address`. Throws MpiError naming the
-  // rank when the target's memory cannot be reached there.
+  // The operations, on `rank`'s elements at its address `address` (count elements of
+  // `typemap`, count * typemap.size bytes of packed data), each complete on return;
+  // MpiError naming the rank when its memory cannot be reached there.
   void put(int rank, uint64_t address, uint64_t count, const Typemap& typemap,
            const std::byte* packed) const;
   void get(int rank, uint64_t address, uint64_t count, const Typemap& typemap,
            std::byte* packed) const;
+  // Combines `origin` (packed values of the predefined `element`; ignored for MPI_NO_OP)
+  // into the elements with `op`, atomically per element, first copying the old values
+  // to `result` (may be null).
+  void accumulate(int rank, uint64_t address, uint64_t count, const Typemap& typemap,
+                  MPI_Datatype element, MPI_Op op, const std::byte* origin,
+                  std::byte* result) const;
+  // One element of `typemap` (a predefined type): old value to `result`, replaced by
+  // `origin` when it equals `compare`.
+  void compare_and_swap(int rank, uint64_t address, const Typemap& typemap, const std::byte* origin,
+                        const std::byte* compare, std::byte* result) const;
+  // MPI_Win_lock's lock of `rank` (MPI_LOCK_SHARED or MPI_LOCK_EXCLUSIVE): waits until
+  // granted.
+  void lock(int rank, int type) const;
+  void unlock(int rank, int type) const;
+
+  // The same, carried out by this process on memory it reaches, with no lock: the direct
+  // path (under the target's update lock) and the service thread (which serialises
+  // requests) use them.
+  void accumulate_here(int rank, uint64_t address, uint64_t count, const Typemap& typemap,
+                       MPI_Datatype element, MPI_Op op, const std::byte* origin,
+                       std::byte* result) const;
+  void compare_and_swap_here(int rank, uint64_t address, const Typemap& typemap,
+                             const std::byte* origin, const std::byte* compare,
+                             std::byte* result) const;
+  void put_here(int rank, uint64_t address, uint64_t count, const Typemap& typemap,
+                const std::byte* packed) const;
+  void get_here(int rank, uint64_t address, uint64_t count, const Typemap& typemap,
+                std::byte* packed) const;
 
  private:
   // Creates (rank 0) or maps the control words and `data_bytes` of memory after them.
@@ -99,18 +128,8 @@ class WindowMemory {
   TargetLocks* locks_ = nullptr;
   void* own_base_ = nullptr;
   void* private_memory_ = nullptr;  // kAllocate's memory when not in a segment
-};
-
-// Holds a target's update lock (an accumulate's read, combine and write).
-class UpdateLock {
- public:
-  explicit UpdateLock(TargetLocks& locks);
-  ~UpdateLock() { locks_.update.store(0, std::memory_order_release); }
-  UpdateLock(const UpdateLock&) = delete;
-  UpdateLock& operator=(const UpdateLock&) = delete;
-
- private:
-  TargetLocks& locks_;
+  // The active-message path, when the window takes it (started last: it serves this).
+  std::unique_ptr<WindowService> service_;
 };
 
 }  // namespace weft::mpi

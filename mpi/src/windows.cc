@@ -264,6 +264,7 @@ int PMPI_Win_free(MPI_Win* win) {
     // Collective: no member frees while another may still reach its memory.
     MPI_ABI_Comm& c = comm_of(w.comm);
     weft::barrier(c.group);
+    w.memory.reset();  // its service thread (if any) talks on the group: stop it first
     weft::destroy_group(c.group);
     c.magic = 0;
     delete &c;

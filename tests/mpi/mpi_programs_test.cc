@@ -177,6 +177,22 @@ INSTANTIATE_TEST_SUITE_P(EveryProgramOnOneToFourRanks, MpiPrograms,
 
 class MpiProgramsElsewhere : public MpiPrograms {};
 
+// WEFT_RMA=messages takes the path of windows across hosts on this one: every one-sided
+// operation and lock is a request to the target's service thread.
+TEST_F(MpiProgramsElsewhere, OneSidedProgramsPassByMessagesToo) {
+  for (const std::string name : {"rma", "rma_ext"}) {
+    ASSERT_EQ(build_errors_[name], "") << "mpicc failed on " << name;
+    for (int ranks : {2, 3}) {
+      CommandResult r = run("WEFT_RMA=messages " + mpirun() + " -n " + std::to_string(ranks) +
+                            " --timeout 60 " + (prefix_ / "built" / name).string());
+      EXPECT_EQ(r.exit_code, 0) << r.output;
+      EXPECT_NE(r.output.find(name + ": OK (" + std::to_string(ranks) + " ranks)"),
+                std::string::npos)
+          << r.output;
+    }
+  }
+}
+
 TEST_F(MpiProgramsElsewhere, AStaticBuildNeedsNoSharedLibraries) {
   fs::path out = prefix_ / "built/ring_static";
   CommandResult built = run((prefix_ / "bin/mpicc").string() + " -static -O2 -o " + out.string() +
