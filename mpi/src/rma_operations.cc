@@ -43,7 +43,7 @@ struct TargetSpan {
   int rank = MPI_PROC_NULL;  // MPI_PROC_NULL: the operation does nothing
   uint64_t address = 0;
   uint64_t count = 0;
-  std::shared_ptr<const Typemap> typemap;
+  const Typemap* typemap = nullptr;  // the datatype's, alive for the call
   uint64_t bytes() const { return count * typemap->size; }
 };
 
@@ -63,7 +63,7 @@ TargetSpan target_span(const char* function, MPI_ABI_Win& w, int rank, MPI_Aint 
     throw MpiError(MPI_ERR_COUNT, "target count " + std::to_string(count) + " is negative");
   }
   TargetSpan span;
-  span.typemap = weft::mpi::typemap_of(type, "the target datatype");
+  span.typemap = weft::mpi::typemap_of(type, "the target datatype").get();
   span.count = static_cast<uint64_t>(count);
   const weft::mpi::WindowMemory& memory = *w.memory;
   if (rank == MPI_PROC_NULL) return span;
@@ -109,11 +109,31 @@ TargetSpan target_span(const char* function, MPI_ABI_Win& w, int rank, MPI_Aint 
 // range.
 class OriginData {
  public:
-  OriginData(const void* buf, MPI_Count count, MPI_Datatype type, const char* what)
-      : layout_(weft::mpi::layout_of(buf, count, type, what)) {}
+  OriginData(const void* buf, MPI_Count count, MPI_Datatype type, const char* what) {
+    if (!weft::mpi::is_predefined(type)) {
+      layout_ = weft::mpi::layout_of(buf, count, type, what);
+      typemap_ = layout_.typemap.get();
+      return;
+    }
+    // A predefined type: one range, and no typemap to hold (its table entry stays).
+    typemap_ = weft::mpi::typemap_of(type).get();
+    if (count < 0) {
+      throw MpiError(MPI_ERR_COUNT,
+                     std::string(what) + " count " + std::to_string(count) + " is negative");
+    }
+    if (__builtin_mul_overflow(static_cast<uint64_t>(count), typemap_->size, &layout_.bytes)) {
+      throw MpiError(MPI_ERR_COUNT, std::string(what) + " count " + std::to_string(count) +
+                                        " of the datatype overflows 64 bits of data");
+    }
+    layout_.start = static_cast<std::byte*>(const_cast<void*>(buf));
+    if (layout_.bytes > 0 && buf == nullptr) {
+      throw MpiError(MPI_ERR_BUFFER,
+                     std::string(what) + " buffer is NULL with count " + std::to_string(count));
+    }
+  }
 
   uint64_t bytes() const { return layout_.bytes; }
-  const Typemap& typemap() const { return *layout_.typemap; }
+  const Typemap& typemap() const { return *typemap_; }
 
   // The data packed (for sending it to the target).
   const std::byte* packed() {
@@ -135,7 +155,8 @@ class OriginData {
   }
 
  private:
-  BufferLayout layout_;
+  BufferLayout layout_;  // contiguous, with no typemap, for a predefined type
+  const Typemap* typemap_ = nullptr;
   std::vector<std::byte> packed_;
 };
 

@@ -39,23 +39,23 @@ fi
 file=$dir/collective_write.out
 speed() { sed -n 's/.* \([0-9]*\) MB\/s$/\1/p'; }
 for round in $(seq "$rounds"); do
-  "$work/weft/bin/mpirun" -n 1 "$work/weft-cw" "$file" "$mib" "$block" --posix | speed >>"$work/posix"
-  "$work/weft/bin/mpirun" -n "$ranks" "$work/weft-cw" "$file" "$mib" "$block" | speed >>"$work/weft"
+  "$work/weft/bin/mpirun" -n 1 "$work/weft-cw" "$file" "$mib" "$block" --posix | speed >>"$work/speeds.posix"
+  "$work/weft/bin/mpirun" -n "$ranks" "$work/weft-cw" "$file" "$mib" "$block" | speed >>"$work/speeds.weft"
   if [ $have_ompi -eq 1 ]; then
     mpirun.openmpi --allow-run-as-root --oversubscribe -n "$ranks" "$work/ompi-cw" "$file" "$mib" \
-      "$block" | speed >>"$work/ompi"
+      "$block" | speed >>"$work/speeds.ompi"
   fi
   echo "compare_io: round $round of $rounds done" >&2
 done
 
 median() { sort -n "$1" | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
-posix=$(median "$work/posix")
+posix=$(median "$work/speeds.posix")
 echo "collective write of $mib MiB by $ranks ranks in blocks of $block bytes, medians of $rounds rounds (MB/s):"
 printf '%-34s %8s %10s\n' "writer" "MB/s" "/ POSIX"
 printf '%-34s %8s %10s\n' "POSIX pwrite, one process" "$posix" "1.00"
-w=$(median "$work/weft")
+w=$(median "$work/speeds.weft")
 printf '%-34s %8s %10.2f\n' "weft MPI_File_write_at_all" "$w" "$(awk -v a="$w" -v b="$posix" 'BEGIN {print a / b}')"
 if [ $have_ompi -eq 1 ]; then
-  o=$(median "$work/ompi")
+  o=$(median "$work/speeds.ompi")
   printf '%-34s %8s %10.2f\n' "Open MPI MPI_File_write_at_all" "$o" "$(awk -v a="$o" -v b="$posix" 'BEGIN {print a / b}')"
 fi

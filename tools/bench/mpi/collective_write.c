@@ -2,7 +2,7 @@
  * collective_write.c - the bandwidth of one collective write, against writing the same
  * bytes with plain POSIX from one process (docs/BENCHMARKS.md, tools/bench/compare_io.sh).
  *
- *   collective_write PATH [MIB] [BLOCK] [--posix]
+ *   collective_write PATH [MIB] [BLOCK] [--posix] [--hints KEY=VALUE,...]
  *
  * Every rank writes MIB/size MiB (default 1024 MiB in all) to PATH in one
  * MPI_File_write_at_all, as blocks of BLOCK bytes (default 65536) that interleave with
@@ -10,6 +10,7 @@
  * then MPI_File_sync and MPI_File_close. The time runs from a barrier before the open
  * to the end of the close on the slowest rank. With --posix, one process (run it on
  * 1 rank) writes the same MIB with pwrite in 16 MiB pieces, then fsync and close.
+ * --hints passes info hints to MPI_File_open (cb_nodes=4,cb_buffer_size=33554432).
  * Prints "collective_write: BYTES bytes, SECONDS s, MB/s" (MB = 10^6 bytes).
  */
 #include <fcntl.h>
@@ -49,9 +50,20 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const char *args[3] = {NULL, "1024", "65536"};
   int nargs = 0;
+  MPI_Info hints;
+  MPI_Info_create(&hints);
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--posix") == 0) {
       posix = 1;
+    } else if (strcmp(argv[i], "--hints") == 0 && i + 1 < argc) {
+      char *list = strdup(argv[++i]), *save = NULL;
+      for (char *pair = strtok_r(list, ",", &save); pair; pair = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(pair, '=');
+        if (eq == NULL) die("--hints takes KEY=VALUE pairs");
+        *eq = '\0';
+        MPI_Info_set(hints, pair, eq + 1);
+      }
+      free(list);
     } else if (nargs < 3) {
       args[nargs++] = argv[i];
     }
@@ -83,8 +95,8 @@ int main(int argc, char **argv) {
     MPI_Barrier(MPI_COMM_WORLD);
     double start = MPI_Wtime();
     MPI_File fh;
-    if (MPI_File_open(MPI_COMM_WORLD, args[0], MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL,
-                      &fh) != MPI_SUCCESS) {
+    if (MPI_File_open(MPI_COMM_WORLD, args[0], MPI_MODE_CREATE | MPI_MODE_WRONLY, hints, &fh) !=
+        MPI_SUCCESS) {
       die("MPI_File_open failed");
     }
     MPI_File_set_view(fh, (MPI_Offset)rank * block, MPI_BYTE, filetype, "native", MPI_INFO_NULL);
@@ -103,6 +115,7 @@ int main(int argc, char **argv) {
            total / seconds / 1e6);
   }
   free(data);
+  MPI_Info_free(&hints);
   MPI_Finalize();
   return 0;
 }
