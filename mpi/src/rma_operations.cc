@@ -58,12 +58,12 @@ bool may_access(const MPI_ABI_Win& w, int rank) {
 // Checks the target arguments of `function` and resolves them to a location.
 TargetSpan target_span(const char* function, MPI_ABI_Win& w, int rank, MPI_Aint disp,
                        MPI_Count count, MPI_Datatype type) {
-  weft::mpi::check_committed(type, "the target datatype");
+  TargetSpan span;
+  span.typemap = weft::mpi::typemap_of(type, "the target datatype").get();  // a valid type
+  if (weft::mpi::is_derived(type)) weft::mpi::check_committed(type, "the target datatype");
   if (count < 0) {
     throw MpiError(MPI_ERR_COUNT, "target count " + std::to_string(count) + " is negative");
   }
-  TargetSpan span;
-  span.typemap = weft::mpi::typemap_of(type, "the target datatype").get();
   span.count = static_cast<uint64_t>(count);
   const weft::mpi::WindowMemory& memory = *w.memory;
   if (rank == MPI_PROC_NULL) return span;
@@ -110,12 +110,13 @@ TargetSpan target_span(const char* function, MPI_ABI_Win& w, int rank, MPI_Aint 
 class OriginData {
  public:
   OriginData(const void* buf, MPI_Count count, MPI_Datatype type, const char* what) {
-    if (!weft::mpi::is_predefined(type)) {
+    if (weft::mpi::is_derived(type)) {
       layout_ = weft::mpi::layout_of(buf, count, type, what);
       typemap_ = layout_.typemap.get();
       return;
     }
-    // A predefined type: one range, and no typemap to hold (its table entry stays).
+    // A predefined type (or garbage, which typemap_of refuses): one range, and no
+    // typemap to hold (its table entry stays).
     typemap_ = weft::mpi::typemap_of(type).get();
     if (count < 0) {
       throw MpiError(MPI_ERR_COUNT,

@@ -228,7 +228,10 @@ void flush(const char* function, int rank, MPI_Win win) {
                              : rank == MPI_PROC_NULL || w.locked_all ||
                                    w.locks_held[static_cast<size_t>(rank)].type != 0;
   if (!in_epoch) sync_error(std::string(function) + " outside a passive-target (lock) epoch");
-  std::atomic_thread_fence(std::memory_order_seq_cst);
+  // The operations' stores before whatever this rank does next that others synchronise
+  // with (a message, an unlock): an acquire-release fence, which costs no instruction
+  // on x86, where a sequentially consistent one is an mfence per flush.
+  std::atomic_thread_fence(std::memory_order_acq_rel);
 }
 
 }  // namespace

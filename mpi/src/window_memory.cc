@@ -257,6 +257,11 @@ void move_remote(const WindowTarget& t, int rank, uint64_t address, uint64_t cou
   flush();
 }
 
+// Elements that are one byte range (a predefined type, say): a plain copy.
+bool one_range(uint64_t count, const Typemap& typemap) {
+  return typemap.segments.size() == 1 && (count == 1 || typemap.dense());
+}
+
 }  // namespace
 
 std::byte* WindowMemory::mapped(int rank, uint64_t address) const {
@@ -267,7 +272,9 @@ std::byte* WindowMemory::mapped(int rank, uint64_t address) const {
 void WindowMemory::put_here(int rank, uint64_t address, uint64_t count, const Typemap& typemap,
                             const std::byte* packed) const {
   const WindowTarget& t = target(rank);
-  if (t.mapped) {
+  if (t.mapped && one_range(count, typemap)) {
+    std::memcpy(at(t, address) + typemap.segments[0].offset, packed, count * typemap.size);
+  } else if (t.mapped) {
     unpack(packed, count * typemap.size, count, typemap, at(t, address));
   } else {
     move_remote(t, rank, address, count, typemap, const_cast<std::byte*>(packed), true);
@@ -277,7 +284,9 @@ void WindowMemory::put_here(int rank, uint64_t address, uint64_t count, const Ty
 void WindowMemory::get_here(int rank, uint64_t address, uint64_t count, const Typemap& typemap,
                             std::byte* packed) const {
   const WindowTarget& t = target(rank);
-  if (t.mapped) {
+  if (t.mapped && one_range(count, typemap)) {
+    std::memcpy(packed, at(t, address) + typemap.segments[0].offset, count * typemap.size);
+  } else if (t.mapped) {
     pack(at(t, address), count, typemap, packed);
   } else {
     move_remote(t, rank, address, count, typemap, packed, false);
