@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "mpi/src/files.h"
+#include "mpi/src/info.h"
 
 namespace weft::mpi {
 namespace {
@@ -33,10 +34,8 @@ namespace {
 constexpr int64_t kDefaultBufferSize = 16 << 20;
 
 std::string hint(const MPI_ABI_File& f, const char* key) {
-  for (const auto& [k, v] : f.hints) {
-    if (k == key) return v;
-  }
-  return "";
+  const std::string* value = find_entry(f.hints, key);
+  return value != nullptr ? *value : "";
 }
 
 int64_t hint_number(const MPI_ABI_File& f, const char* key, int64_t fallback) {

@@ -19,6 +19,7 @@
 #include "mpi/src/export.h"
 #include "mpi/src/objects.h"
 
+using weft::mpi::find_entry;
 using weft::mpi::hints_of;
 using weft::mpi::info_entries;
 using weft::mpi::InfoEntries;
@@ -26,6 +27,7 @@ using weft::mpi::mpi_call;
 using weft::mpi::MpiError;
 using weft::mpi::new_info;
 using weft::mpi::require_pointer;
+using weft::mpi::set_entry;
 
 namespace {
 
@@ -53,7 +55,11 @@ std::string checked_key(const char* key) {
   return key;
 }
 
-const std::string* find(const InfoEntries& entries, const std::string& key) {
+}  // namespace
+
+namespace weft::mpi {
+
+const std::string* find_entry(const InfoEntries& entries, const std::string& key) {
   for (const auto& [k, v] : entries) {
     if (k == key) return &v;
   }
@@ -69,6 +75,10 @@ void set_entry(InfoEntries& entries, const std::string& key, const std::string& 
   }
   entries.emplace_back(key, value);
 }
+
+}  // namespace weft::mpi
+
+namespace {
 
 // The words of the command line this process runs, as /proc has them.
 std::vector<std::string> own_command_line() {
@@ -252,7 +262,7 @@ int PMPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int
     if (valuelen < 0) {
       throw MpiError(MPI_ERR_ARG, "valuelen " + std::to_string(valuelen) + " is negative");
     }
-    const std::string* found = find(entries, k);
+    const std::string* found = find_entry(entries, k);
     *flag = found != nullptr ? 1 : 0;
     if (found == nullptr) return;
     require_pointer(value, "value");
@@ -271,7 +281,7 @@ int PMPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* valu
     if (*buflen < 0) {
       throw MpiError(MPI_ERR_ARG, "buflen " + std::to_string(*buflen) + " is negative");
     }
-    const std::string* found = find(entries, k);
+    const std::string* found = find_entry(entries, k);
     *flag = found != nullptr ? 1 : 0;
     if (found == nullptr) return;
     if (*buflen > 0) {
@@ -289,7 +299,7 @@ int PMPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* f
     std::string k = checked_key(key);
     require_pointer(valuelen, "valuelen");
     require_pointer(flag, "flag");
-    const std::string* found = find(entries, k);
+    const std::string* found = find_entry(entries, k);
     *flag = found != nullptr ? 1 : 0;
     if (found != nullptr) *valuelen = static_cast<int>(found->size());
   });

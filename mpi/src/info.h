@@ -23,6 +23,11 @@ InfoEntries hints_of(MPI_Info info);
 // A new info object holding `entries`, which the program frees with MPI_Info_free.
 MPI_Info new_info(InfoEntries entries);
 
+// The value of `key` among `entries`, or nullptr.
+const std::string* find_entry(const InfoEntries& entries, const std::string& key);
+// Sets `key` to `value`: in its place when present, else at the end.
+void set_entry(InfoEntries& entries, const std::string& key, const std::string& value);
+
 }  // namespace weft::mpi
 
 struct MPI_ABI_Info {

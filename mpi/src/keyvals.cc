@@ -302,8 +302,9 @@ void* win_attribute(MPI_ABI_Win& w, int keyval) {
     case MPI_WIN_DISP_UNIT:
       return &w.disp_unit;
     case MPI_WIN_CREATE_FLAVOR:
-      w.flavor_attribute = w.dynamic     ? MPI_WIN_FLAVOR_DYNAMIC
-                           : w.shared    ? MPI_WIN_FLAVOR_SHARED
+      w.flavor_attribute = w.dynamic ? MPI_WIN_FLAVOR_DYNAMIC
+                           : w.memory->kind() == weft::mpi::WindowMemory::Kind::kShared
+                               ? MPI_WIN_FLAVOR_SHARED
                            : w.allocated ? MPI_WIN_FLAVOR_ALLOCATE
                                          : MPI_WIN_FLAVOR_CREATE;
       return &w.flavor_attribute;

@@ -25,7 +25,6 @@
 #include "mpi/src/errors.h"
 #include "mpi/src/export.h"
 #include "mpi/src/objects.h"
-#include "mpi/src/requests.h"
 #include "mpi/src/window_memory.h"
 #include "mpi/src/windows.h"
 #include "weft/collectives.h"

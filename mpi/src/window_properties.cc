@@ -1,6 +1,5 @@
 // What a window is besides its memory: its name, group, info hints and error handler
 // (MPI_Win_set_name and the rest). Files' error handlers are in file_errhandlers.cc.
-#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -78,15 +77,8 @@ WEFT_MPI_ALIAS(Win_get_group)
 int PMPI_Win_set_info(MPI_Win win, MPI_Info info) {
   return win_call("MPI_Win_set_info", win, [&] {
     MPI_ABI_Win& w = window_of(win);
-    for (auto& [key, value] : weft::mpi::hints_of(info)) {
-      bool replaced = false;
-      for (auto& [k, v] : w.hints) {
-        if (k == key) {
-          v = value;
-          replaced = true;
-        }
-      }
-      if (!replaced) w.hints.emplace_back(key, value);
+    for (const auto& [key, value] : weft::mpi::hints_of(info)) {
+      weft::mpi::set_entry(w.hints, key, value);
     }
   });
 }
@@ -97,16 +89,14 @@ int PMPI_Win_get_info(MPI_Win win, MPI_Info* info_used) {
     const MPI_ABI_Win& w = window_of(win);
     require_pointer(info_used, "info_used");
     // The standard's window hints with their defaults, unless given.
-    std::vector<std::pair<std::string, std::string>> used = w.hints;
+    weft::mpi::InfoEntries used = w.hints;
     for (const auto& [key, value] : {std::pair<const char*, const char*>{"no_locks", "false"},
                                      {"accumulate_ordering", "rar,raw,war,waw"},
                                      {"accumulate_ops", "same_op_no_op"},
                                      {"same_size", "false"},
                                      {"same_disp_unit", "false"},
                                      {"alloc_shared_noncontig", "false"}}) {
-      bool given =
-          std::any_of(used.begin(), used.end(), [&](const auto& h) { return h.first == key; });
-      if (!given) used.emplace_back(key, value);
+      if (weft::mpi::find_entry(used, key) == nullptr) used.emplace_back(key, value);
     }
     *info_used = weft::mpi::new_info(used);
   });

@@ -43,22 +43,16 @@ namespace {
 
 using Kind = weft::mpi::WindowMemory::Kind;
 
-// Whether the info's `key` is "true" (a bad info handle is an error).
-bool hint_is_true(MPI_Info info, const char* key) {
-  for (const auto& [k, v] : weft::mpi::hints_of(info)) {
-    if (k == key) return v == "true";
-  }
-  return false;
-}
-
 // The collective part of every creation: the window's own communicator, and its
 // memory as every member reaches it. For the allocating kinds `base` is ignored and
 // the window's own memory is the one allocated.
 MPI_Win make_window(Kind kind, void* base, MPI_Aint size, int disp_unit, MPI_Info info,
                     MPI_Comm comm) {
   const MPI_ABI_Comm& parent = comm_of(comm);
+  weft::mpi::InfoEntries hints = weft::mpi::hints_of(info);  // a bad handle is an error
   // MPI_Win_allocate_shared's memory is one block in rank order unless asked otherwise.
-  const bool contiguous = !hint_is_true(info, "alloc_shared_noncontig");
+  const std::string* noncontig = weft::mpi::find_entry(hints, "alloc_shared_noncontig");
+  const bool contiguous = noncontig == nullptr || *noncontig != "true";
   std::optional<weft::Group> group = weft::split_group(parent.group, 0, parent.group.rank());
   auto memory =
       std::make_unique<weft::mpi::WindowMemory>(*group, kind, base, size, disp_unit, contiguous);
@@ -69,9 +63,8 @@ MPI_Win make_window(Kind kind, void* base, MPI_Aint size, int disp_unit, MPI_Inf
   w->disp_unit = disp_unit;
   w->allocated = kind == Kind::kAllocate || kind == Kind::kShared;
   w->dynamic = kind == Kind::kDynamic;
-  w->shared = kind == Kind::kShared;
   w->memory = std::move(memory);
-  for (auto& hint : weft::mpi::hints_of(info)) w->hints.push_back(std::move(hint));
+  w->hints = std::move(hints);
   w->locks_held.assign(static_cast<size_t>(group->size()), MPI_ABI_Win::HeldLock{});
   return w;
 }

@@ -23,7 +23,6 @@ struct MPI_ABI_Win {
   int disp_unit = 1;
   bool allocated = false;  // MPI_Win_allocate's memory, freed with the window
   bool dynamic = false;
-  bool shared = false;  // MPI_Win_allocate_shared's
   // How this process reaches every member's memory (one-sided communication).
   std::unique_ptr<weft::mpi::WindowMemory> memory;
   // A dynamic window's attached regions: (base, size).

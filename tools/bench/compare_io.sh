@@ -24,8 +24,13 @@ while [ $# -gt 0 ]; do
   esac
 done
 work=$(mktemp -d)
-[ -n "$dir" ] || dir=$(mktemp -d /var/tmp/weft-io.XXXXXX)
-trap 'rm -rf "$work" "$dir"/collective_write.out' EXIT
+made_dir=""
+if [ -z "$dir" ]; then
+  dir=$(mktemp -d /var/tmp/weft-io.XXXXXX)
+  made_dir=$dir
+fi
+# The file goes, and the directory too when this script made it.
+trap 'rm -rf "$work" "$dir"/collective_write.out ${made_dir:+"$made_dir"}' EXIT
 
 "$weft/tools/install.sh" "$work/weft" >"$work/install.log" 2>&1 ||
   { cat "$work/install.log"; exit 1; }

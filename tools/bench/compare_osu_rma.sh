@@ -23,7 +23,6 @@ trap 'rm -rf "$work"' EXIT
   { cat "$work/install.log"; exit 1; }
 build() {  # build NAME PATH_PREFIX: a copy of the sources built with that mpicc
   cp -a "$osu" "$work/$1"  # -a: timestamps kept, or make reruns autotools
-  (cd "$work/$1" && PATH=$2:$PATH && make distclean >/dev/null 2>&1 || true)
   (cd "$work/$1" && PATH=$2:$PATH && ./configure CC=mpicc CXX=mpicxx && make -j"$(nproc)") \
     >"$work/$1.log" 2>&1 || { echo "compare_osu_rma: the $1 build failed:"; tail "$work/$1.log"; exit 1; }
 }
