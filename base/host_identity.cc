@@ -5,6 +5,8 @@
 
 #include <fstream>
 
+#include "base/fnv_hash.h"
+
 namespace weft::base {
 namespace {
 
@@ -36,6 +38,17 @@ HostIdentity read_identity() {
 const HostIdentity& local_host_identity() {
   static const HostIdentity id = read_identity();
   return id;
+}
+
+uint64_t local_memory_domain() {
+  const HostIdentity& h = local_host_identity();
+  Fnv1a key;
+  for (char ch : h.boot_id) key.add(ch);
+  key.add(h.ipc_namespace);
+  key.add(h.pid_namespace);
+  key.add(h.shm_device);
+  if (h.shm_device == 0) key.add(getpid());
+  return key.value();
 }
 
 }  // namespace weft::base

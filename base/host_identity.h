@@ -32,4 +32,10 @@ struct HostIdentity {
 
 const HostIdentity& local_host_identity();
 
+// A number equal for two processes exactly when they share memory (shares_memory_with),
+// for comparing after an all-gather: a 64-bit hash of what decides it (distinct ones
+// collide with negligible probability). A process with no /dev/shm shares with nobody:
+// its number includes its pid.
+uint64_t local_memory_domain();
+
 }  // namespace weft::base

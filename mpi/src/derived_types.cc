@@ -332,6 +332,9 @@ constexpr size_t kSlots = 0x100;
 struct Predefined {
   std::array<std::shared_ptr<const Typemap>, kSlots> typemaps;
   std::array<const char*, kSlots> names{};
+  // dense_predefined_size's answers: the size of a type whose elements follow each
+  // other without gaps (typemap.dense() with no lower bound), else 0.
+  std::array<uint64_t, kSlots> dense_sizes{};
   std::mutex mutex;  // guards renamed
   std::array<std::optional<std::string>, kSlots> renamed;
 };
@@ -345,6 +348,8 @@ Predefined& predefined() {
         const TypeInfo& info = type_info(handle);
         p->typemaps[i] = predefined_typemap(handle, info);
         p->names[i] = info.name;
+        const Typemap& t = *p->typemaps[i];
+        if (t.dense() && t.lb == 0 && t.segments[0].offset == 0) p->dense_sizes[i] = t.size;
       } catch (const MpiError&) {
         // not a predefined handle
       }
@@ -410,6 +415,12 @@ std::string indexed(const char* array, int64_t i) {
 // ---- Handles ----
 
 bool is_predefined(MPI_Datatype type) { return predefined_slot(type) >= 0; }
+
+uint64_t dense_predefined_size(MPI_Datatype type) {
+  auto h = reinterpret_cast<uintptr_t>(type);
+  if (h < kFirstHandle || h >= kFirstHandle + kSlots) return 0;
+  return predefined().dense_sizes[h - kFirstHandle];
+}
 
 bool is_derived(MPI_Datatype type) { return derived_or_null(type) != nullptr; }
 

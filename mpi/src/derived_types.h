@@ -104,6 +104,10 @@ namespace weft::mpi {
 bool is_predefined(MPI_Datatype type);
 // A live derived datatype (no error for anything else).
 bool is_derived(MPI_Datatype type);
+// The size of a predefined datatype whose elements lie back to back, each one byte range
+// from its address (every basic type; not MPI_DOUBLE_INT's kind, with a gap), so that n
+// of them are n * size bytes at the buffer; 0 for every other handle.
+uint64_t dense_predefined_size(MPI_Datatype type);
 // The derived datatype behind a handle; MpiError(MPI_ERR_TYPE) for MPI_DATATYPE_NULL, a
 // predefined type, garbage or a freed type. `what` names the argument: "oldtype".
 MPI_ABI_Datatype& derived_of(MPI_Datatype type, const char* what = "the datatype");

@@ -1,14 +1,13 @@
 // Groups, and the communicators made from them. A group is a list of world ranks; the
 // group functions are local. MPI_Comm_create is collective over the parent communicator
 // (weft::split_group), MPI_Comm_create_group over the group's members only
-// (weft::subgroup), and MPI_Comm_split_type groups the ranks that share a host name.
-#include <unistd.h>
-
+// (weft::subgroup), and MPI_Comm_split_type groups the ranks that can share memory.
 #include <algorithm>
-#include <cstring>
+#include <cstdint>
 #include <string>
 #include <vector>
 
+#include "base/host_identity.h"
 #include "mpi/src/arguments.h"
 #include "mpi/src/errors.h"
 #include "mpi/src/export.h"
@@ -384,8 +383,8 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
   return mpi_call("MPI_Comm_split_type", comm, [&] {
     weft::mpi::require_initialized("MPI_Comm_split_type");
     const MPI_ABI_Comm& parent = comm_of(comm);
-    // The one kind of hardware resource weft tells apart is the host (its shared
-    // memory): MPI_COMM_TYPE_SHARED splits by it, the guided kinds when the info names
+    // The one kind of hardware resource weft tells apart is shared memory:
+    // MPI_COMM_TYPE_SHARED splits by it, the guided kinds when the info names
     // "mpi_shared_memory" (and give MPI_COMM_NULL for any other resource), and
     // MPI_COMM_TYPE_HW_UNGUIDED when that makes a smaller communicator.
     constexpr const char* kResourceKey = "mpi_hw_resource_type";
@@ -410,21 +409,17 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
                                         " is not one of the standard's split types");
     }
     require_pointer(newcomm, "newcomm");
-    // Every rank's host name, in a fixed-size slot each; the ranks on one host take
-    // the parent rank of the first of them as their color.
-    constexpr size_t kSlot = MPI_MAX_PROCESSOR_NAME;
+    // Every rank's memory domain (the processes that can share memory: one host, and
+    // the same IPC and PID namespaces and /dev/shm, as Win_allocate_shared requires);
+    // the ranks of one take the parent rank of the first of them as their color.
     const int n = parent.group.size();
-    std::vector<char> mine(kSlot, '\0'), everyone(kSlot * static_cast<size_t>(n));
-    gethostname(mine.data(), kSlot - 1);
-    mine[kSlot - 1] = '\0';
-    weft::all_gather(weft::Tensor(mine.data(), kSlot, weft::DType::kUInt8),
-                     weft::Tensor(everyone.data(), everyone.size(), weft::DType::kUInt8),
+    uint64_t mine = weft::base::local_memory_domain();
+    std::vector<uint64_t> everyone(static_cast<size_t>(n));
+    weft::all_gather(weft::Tensor(&mine, 1, weft::DType::kUInt64),
+                     weft::Tensor(everyone.data(), everyone.size(), weft::DType::kUInt64),
                      parent.group);
-    int color = 0;
-    while (std::strncmp(everyone.data() + kSlot * static_cast<size_t>(color), mine.data(), kSlot) !=
-           0) {
-      ++color;
-    }
+    int color =
+        static_cast<int>(std::find(everyone.begin(), everyone.end(), mine) - everyone.begin());
     std::optional<weft::Group> shared = weft::split_group(parent.group, by_host ? color : -1, key);
     if (shared && split_type == MPI_COMM_TYPE_HW_UNGUIDED) {
       // Unguided splits must make the communicator smaller; a single host cannot.

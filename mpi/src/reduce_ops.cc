@@ -26,10 +26,11 @@ enum class Kind {
   kBor,
   kBxor,
   kMinloc,
-  kMaxloc
+  kMaxloc,
+  kNotPredefined  // a user-defined op, MPI_OP_NULL, MPI_REPLACE, MPI_NO_OP or garbage
 };
 
-std::optional<Kind> kind_of(MPI_Op op) {
+Kind kind_of(MPI_Op op) {
   if (op == MPI_SUM) return Kind::kSum;
   if (op == MPI_PROD) return Kind::kProd;
   if (op == MPI_MIN) return Kind::kMin;
@@ -42,7 +43,7 @@ std::optional<Kind> kind_of(MPI_Op op) {
   if (op == MPI_BXOR) return Kind::kBxor;
   if (op == MPI_MINLOC) return Kind::kMinloc;
   if (op == MPI_MAXLOC) return Kind::kMaxloc;
-  return std::nullopt;
+  return Kind::kNotPredefined;
 }
 
 // MPI's table of which operation applies to which family of types.
@@ -68,6 +69,8 @@ bool allowed(Kind kind, Family family) {
     case Kind::kMinloc:
     case Kind::kMaxloc:
       return family == Family::kPair;
+    case Kind::kNotPredefined:
+      return false;
   }
   return false;
 }
@@ -180,9 +183,15 @@ T* as(void* p) {
 
 }  // namespace
 
+bool predefined_op_applies(MPI_Op op, const TypeInfo& type) {
+  Kind kind = kind_of(op);
+  return kind != Kind::kNotPredefined && allowed(kind, type.family) &&
+         type.element != Element::kNone;
+}
+
 void check_op(MPI_Op op, const TypeInfo& type) {
-  std::optional<Kind> kind = kind_of(op);
-  if (!kind) {
+  Kind kind = kind_of(op);
+  if (kind == Kind::kNotPredefined) {
     if (op == MPI_OP_NULL) throw MpiError(MPI_ERR_OP, "the operation is MPI_OP_NULL");
     // A user-defined operation applies to any datatype: its function decides.
     if (user_op_or_null(op) != nullptr) return;
@@ -190,7 +199,7 @@ void check_op(MPI_Op op, const TypeInfo& type) {
                    "not a reduction operation (MPI_REPLACE and MPI_NO_OP are "
                    "for one-sided communication)");
   }
-  if (!allowed(*kind, type.family) || type.element == Element::kNone) {
+  if (!predefined_op_applies(op, type)) {
     throw MpiError(MPI_ERR_OP, std::string("this operation is not defined on ") + type.name);
   }
 }
@@ -208,7 +217,7 @@ void reduce_local(MPI_Op op, const TypeInfo& type, const void* in, void* inout, 
                                                n);
     return;
   }
-  Kind k = *kind_of(op);
+  Kind k = kind_of(op);
   switch (type.element) {
     case Element::kInt8:
       integer(k, as<int8_t>(in), as<int8_t>(inout), n);
@@ -293,7 +302,7 @@ void reduce_local(MPI_Op op, const TypeInfo& type, const void* in, void* inout, 
 
 std::optional<weft::ReduceOp> core_op(MPI_Op op, const TypeInfo& type) {
   // A user-defined operation is never the core's: it is combined in rank order here.
-  if (!kind_of(op) || !core_dtype(type.element)) return std::nullopt;
+  if (kind_of(op) == Kind::kNotPredefined || !core_dtype(type.element)) return std::nullopt;
   bool integral = type.family == Family::kCInteger || type.family == Family::kFortranInteger;
   if (op == MPI_SUM) return weft::ReduceOp::kSum;
   if (op == MPI_PROD) return weft::ReduceOp::kProduct;

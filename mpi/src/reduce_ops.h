@@ -18,6 +18,9 @@ namespace weft::mpi {
 // defined on the type (MIN on a complex, BAND on a float, MAXLOC on anything but a pair,
 // ...). A user-defined op is accepted on every type.
 void check_op(MPI_Op op, const TypeInfo& type);
+// Whether `op` is a predefined reduction defined on `type`: what check_op accepts, less
+// the user-defined ops. No error: the one-sided fast paths ask it.
+bool predefined_op_applies(MPI_Op op, const TypeInfo& type);
 
 // inout = in op inout, elementwise over `count` elements. A user-defined op's function
 // is called as f(in, inout, &len, &datatype), in pieces of at most INT_MAX elements.

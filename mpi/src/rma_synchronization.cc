@@ -57,7 +57,7 @@ weft::Tensor notice() {
   return weft::Tensor(&none, 0, weft::DType::kUInt8);
 }
 
-void sync_error(const std::string& what) { throw MpiError(MPI_ERR_RMA_SYNC, what); }
+[[noreturn]] void sync_error(const std::string& what) { throw MpiError(MPI_ERR_RMA_SYNC, what); }
 
 bool holds_any_lock(const MPI_ABI_Win& w) {
   if (w.locked_all) return true;
@@ -81,11 +81,15 @@ std::vector<int> window_ranks(const MPI_ABI_Win& w, MPI_Group group) {
   return ranks;
 }
 
+[[noreturn, gnu::cold]] void rank_error(const MPI_ABI_Win& w, int rank) {
+  throw MpiError(MPI_ERR_RANK, "rank " + std::to_string(rank) + " is not in [0, " +
+                                   std::to_string(w.memory->size()) + ") (the window's group)");
+}
+
+// (The errors are thrown out of line, here and in flush, so that the calls made in a
+// loop, a flush after each put, carry only their tests.)
 void check_rank(const MPI_ABI_Win& w, int rank) {
-  if (rank < 0 || rank >= w.memory->size()) {
-    throw MpiError(MPI_ERR_RANK, "rank " + std::to_string(rank) + " is not in [0, " +
-                                     std::to_string(w.memory->size()) + ") (the window's group)");
-  }
+  if (rank < 0 || rank >= w.memory->size()) rank_error(w, rank);
 }
 
 void fence(int assert, MPI_Win win) {
@@ -220,13 +224,17 @@ void unlock_all(MPI_Win win) {
 
 // The flushes: operations are complete already; what remains is ordering, in a
 // passive-target epoch (rank -1: any target).
+[[noreturn, gnu::cold]] void flush_outside_epoch(const char* function) {
+  sync_error(std::string(function) + " outside a passive-target (lock) epoch");
+}
+
 void flush(const char* function, int rank, MPI_Win win) {
   MPI_ABI_Win& w = window_of(win);
   if (rank != -1 && rank != MPI_PROC_NULL) check_rank(w, rank);
   bool in_epoch = rank == -1 ? holds_any_lock(w)
                              : rank == MPI_PROC_NULL || w.locked_all ||
                                    w.locks_held[static_cast<size_t>(rank)].type != 0;
-  if (!in_epoch) sync_error(std::string(function) + " outside a passive-target (lock) epoch");
+  if (!in_epoch) flush_outside_epoch(function);
   // The operations' stores before whatever this rank does next that others synchronise
   // with (a message, an unlock): an acquire-release fence, which costs no instruction
   // on x86, where a sequentially consistent one is an mfence per flush.

@@ -14,7 +14,6 @@
 #include <string>
 
 #include "base/env.h"
-#include "base/fnv_hash.h"
 #include "base/host_identity.h"
 #include "mpi/src/datatypes.h"
 #include "mpi/src/errors.h"
@@ -31,7 +30,7 @@ struct MemberRecord {
   int32_t disp_unit = 1;
   uint64_t base = 0;
   int64_t size = 0;
-  uint64_t host = 0;     // equal for processes that can share memory (host_key)
+  uint64_t host = 0;     // equal for processes that can share memory
   int32_t messages = 0;  // WEFT_RMA=messages on this member
   int32_t unused = 0;
 };
@@ -42,17 +41,6 @@ bool messages_asked() {
   if (!mode || *mode == "direct") return false;
   if (*mode == "messages") return true;
   throw MpiError(MPI_ERR_OTHER, "WEFT_RMA=" + *mode + ": expected direct or messages");
-}
-
-uint64_t host_key() {
-  const base::HostIdentity& h = base::local_host_identity();
-  if (h.shm_device == 0) return getpid();  // no /dev/shm: shares memory with nobody
-  base::Fnv1a key;
-  for (char ch : h.boot_id) key.add(ch);
-  key.add(h.ipc_namespace);
-  key.add(h.pid_namespace);
-  key.add(h.shm_device);
-  return key.value();
 }
 
 weft::Tensor bytes_of(void* data, size_t n) { return weft::Tensor(data, n, weft::DType::kUInt8); }
@@ -80,6 +68,20 @@ class UpdateLock {
   TargetLocks& locks_;
 };
 
+// `count` elements of the predefined `info` (with no gaps) at `in_place`: their old
+// values to `result` (may be null), then `op` applied with `origin`.
+void combine_in_place(std::byte* in_place, uint64_t count, const TypeInfo& info, MPI_Op op,
+                      const std::byte* origin, std::byte* result) {
+  const uint64_t bytes = count * info.size;
+  if (result != nullptr && bytes > 0) std::memcpy(result, in_place, bytes);
+  if (op == MPI_NO_OP || bytes == 0) return;
+  if (op == MPI_REPLACE) {
+    std::memcpy(in_place, origin, bytes);
+  } else {
+    reduce_local(op, info, origin, in_place, count);
+  }
+}
+
 }  // namespace
 
 WindowMemory::WindowMemory(const weft::Group& group, Kind kind, void* base, MPI_Aint size,
@@ -93,7 +95,7 @@ WindowMemory::WindowMemory(const weft::Group& group, Kind kind, void* base, MPI_
   mine.disp_unit = disp_unit;
   mine.base = allocates ? 0 : reinterpret_cast<uint64_t>(base);
   mine.size = size;
-  mine.host = host_key();
+  mine.host = base::local_memory_domain();
   mine.messages = messages_asked() ? 1 : 0;
   std::vector<MemberRecord> records(static_cast<size_t>(n));
   weft::all_gather(bytes_of(&mine, sizeof mine), bytes_of(records.data(), n * sizeof mine), group);
@@ -303,13 +305,7 @@ void WindowMemory::accumulate_here(int rank, uint64_t address, uint64_t count,
   // place, with no copy.
   std::byte* in_place = mapped(rank, address);
   if (in_place != nullptr && &typemap == one.get() && info.size == info.extent) {
-    if (result != nullptr && bytes > 0) std::memcpy(result, in_place, bytes);
-    if (op == MPI_NO_OP || bytes == 0) return;
-    if (op == MPI_REPLACE) {
-      std::memcpy(in_place, origin, bytes);
-    } else {
-      reduce_local(op, info, origin, in_place, count);
-    }
+    combine_in_place(in_place, count, info, op, origin, result);
     return;
   }
   if (op == MPI_REPLACE && result == nullptr) {
@@ -364,6 +360,21 @@ void WindowMemory::accumulate(int rank, uint64_t address, uint64_t count, const 
   }
   UpdateLock lock(locks_[rank]);
   accumulate_here(rank, address, count, typemap, element, op, origin, result);
+}
+
+void WindowMemory::combine_copied_here(int rank, std::byte* at, uint64_t count,
+                                       const TypeInfo& info, MPI_Op op, const std::byte* origin,
+                                       std::byte* result) const {
+  UpdateLock lock(locks_[rank]);
+  combine_in_place(at, count, info, op, origin, result);
+}
+
+void WindowMemory::compare_and_swap_copied_here(int rank, std::byte* at, uint64_t size,
+                                                const std::byte* origin, const std::byte* compare,
+                                                std::byte* result) const {
+  UpdateLock lock(locks_[rank]);
+  std::memcpy(result, at, size);
+  if (std::memcmp(result, compare, size) == 0) std::memcpy(at, origin, size);
 }
 
 void WindowMemory::compare_and_swap(int rank, uint64_t address, const Typemap& typemap,

@@ -27,6 +27,7 @@
 #include <memory>
 #include <vector>
 
+#include "mpi/src/datatypes.h"
 #include "mpi/src/derived_types.h"
 #include "mpi/src/window_service.h"
 #include "transport/shm/segment.h"
@@ -81,6 +82,13 @@ class WindowMemory {
   // The target's byte `address` in this process, when its memory is mapped here (this
   // rank's own, or allocated in the segment); nullptr otherwise.
   std::byte* mapped(int rank, uint64_t address) const;
+  // Where `rank`'s window starts in this process when an operation on it is a plain
+  // copy here (its memory mapped, and no service thread): the one-sided calls' fast
+  // path. nullptr otherwise.
+  std::byte* copied_here(int rank) const {
+    const WindowTarget& t = target(rank);
+    return service_ == nullptr && t.mapped ? t.local : nullptr;
+  }
 
   // The operations, on `rank`'s elements at its address `address` (count elements of
   // `typemap`, count * typemap.size bytes of packed data), each complete on return;
@@ -95,6 +103,15 @@ class WindowMemory {
   void accumulate(int rank, uint64_t address, uint64_t count, const Typemap& typemap,
                   MPI_Datatype element, MPI_Op op, const std::byte* origin,
                   std::byte* result) const;
+  // The one-sided fast path's accumulate: `count` elements of the predefined `info`
+  // (with no gaps) at `at`, in `rank`'s memory as copied_here reaches it, combined under
+  // the target's update lock as accumulate does. `op` is MPI_REPLACE, MPI_NO_OP or a
+  // predefined operation defined on the type.
+  void combine_copied_here(int rank, std::byte* at, uint64_t count, const TypeInfo& info, MPI_Op op,
+                           const std::byte* origin, std::byte* result) const;
+  // And its compare-and-swap, of one element of `size` bytes at `at`.
+  void compare_and_swap_copied_here(int rank, std::byte* at, uint64_t size, const std::byte* origin,
+                                    const std::byte* compare, std::byte* result) const;
   // One element of `typemap` (a predefined type): old value to `result`, replaced by
   // `origin` when it equals `compare`.
   void compare_and_swap(int rank, uint64_t address, const Typemap& typemap, const std::byte* origin,

@@ -64,8 +64,24 @@ struct MPI_ABI_Win {
 
 namespace weft::mpi {
 
+// The window behind a handle, or nullptr for MPI_WIN_NULL or garbage.
+inline MPI_ABI_Win* window_or_null(MPI_Win win) {
+  if (reinterpret_cast<uintptr_t>(win) < 0x1000 || win->magic != MPI_ABI_Win::kMagic) {
+    return nullptr;
+  }
+  return win;
+}
+
+// MpiError(MPI_ERR_WIN) naming what `win` is. Out of line: window_of is on every
+// one-sided call's path and keeps only the test.
+[[noreturn]] void invalid_window(MPI_Win win);
+
 // The window behind a handle; MpiError(MPI_ERR_WIN) for MPI_WIN_NULL or garbage.
-MPI_ABI_Win& window_of(MPI_Win win);
+inline MPI_ABI_Win& window_of(MPI_Win win) {
+  MPI_ABI_Win* w = window_or_null(win);
+  if (w == nullptr) invalid_window(win);
+  return *w;
+}
 
 // Applies `win`'s error handler to a failure of `function` (MPI_COMM_WORLD's when `win`
 // is not a window): returns the class or does not return.

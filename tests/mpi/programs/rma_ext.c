@@ -8,7 +8,8 @@
  *     and unlocks; rank 0 sees the count reach size - 1 by loading its own memory
  *     (Open MPI may need the target to enter MPI for this);
  *   - with MPI_ERRORS_RETURN on the window: MPI_Put outside an epoch is
- *     MPI_ERR_RMA_SYNC, past the window's end MPI_ERR_RMA_RANGE, to a rank outside
+ *     MPI_ERR_RMA_SYNC, past or across the window's end MPI_ERR_RMA_RANGE (MPI_Get
+ *     too), at a negative displacement MPI_ERR_DISP, to a rank outside
  *     the group MPI_ERR_RANK; MPI_Win_unlock of a rank not locked MPI_ERR_RMA_SYNC; an
  *     unknown lock type MPI_ERR_LOCKTYPE; MPI_Accumulate with a user-defined operation
  *     MPI_ERR_OP; and a window stays usable after each;
@@ -116,6 +117,13 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
   expect_class("MPI_Put past the window's end",
                MPI_Put(&value, 1, MPI_INT, 0, N, 1, MPI_INT, win), MPI_ERR_RMA_RANGE);
+  int two[2] = {value, value};
+  expect_class("MPI_Put straddling the window's end",
+               MPI_Put(two, 2, MPI_INT, 0, N - 1, 2, MPI_INT, win), MPI_ERR_RMA_RANGE);
+  expect_class("MPI_Put at a negative displacement",
+               MPI_Put(&value, 1, MPI_INT, 0, -1, 1, MPI_INT, win), MPI_ERR_DISP);
+  expect_class("MPI_Get past the window's end",
+               MPI_Get(&value, 1, MPI_INT, 0, N, 1, MPI_INT, win), MPI_ERR_RMA_RANGE);
   expect_class("MPI_Put to a rank outside the group",
                MPI_Put(&value, 1, MPI_INT, size, 0, 1, MPI_INT, win), MPI_ERR_RANK);
   MPI_Op user;
