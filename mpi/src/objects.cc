@@ -18,18 +18,22 @@ void require_initialized(const char* function) {
   }
 }
 
-MPI_ABI_Comm& comm_of(MPI_Comm comm) {
+MPI_ABI_Comm* comm_or_null(MPI_Comm comm) {
   LibraryState& lib = library();
-  if (comm == MPI_COMM_WORLD) return lib.world;
-  if (comm == MPI_COMM_SELF) return lib.self;
+  if (comm == MPI_COMM_WORLD) return &lib.world;
+  if (comm == MPI_COMM_SELF) return &lib.self;
   auto address = reinterpret_cast<uintptr_t>(comm);
   // Predefined handles are small numbers; a real object lives far above them.
-  if (comm == MPI_COMM_NULL || address < 0x1000 ||
-      reinterpret_cast<MPI_ABI_Comm*>(comm)->magic != MPI_ABI_Comm::kMagic) {
-    throw MpiError(MPI_ERR_COMM, comm == MPI_COMM_NULL ? "the communicator is MPI_COMM_NULL"
-                                                       : "not a valid communicator");
+  if (address < 0x1000 || reinterpret_cast<MPI_ABI_Comm*>(comm)->magic != MPI_ABI_Comm::kMagic) {
+    return nullptr;
   }
-  return *reinterpret_cast<MPI_ABI_Comm*>(comm);
+  return reinterpret_cast<MPI_ABI_Comm*>(comm);
+}
+
+MPI_ABI_Comm& comm_of(MPI_Comm comm) {
+  if (MPI_ABI_Comm* c = comm_or_null(comm)) return *c;
+  throw MpiError(MPI_ERR_COMM, comm == MPI_COMM_NULL ? "the communicator is MPI_COMM_NULL"
+                                                     : "not a valid communicator");
 }
 
 MPI_ABI_Comm& communicator(MPI_Comm comm, const char* function) {

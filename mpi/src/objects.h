@@ -146,6 +146,9 @@ void require_initialized(const char* function);
 
 // The communicator behind a handle; MpiError(MPI_ERR_COMM) for MPI_COMM_NULL or garbage.
 MPI_ABI_Comm& comm_of(MPI_Comm comm);
+// The same, or nullptr where comm_of would throw: for fast paths that leave every error
+// to the general path.
+MPI_ABI_Comm* comm_or_null(MPI_Comm comm);
 // The same, for `function`, which also needs MPI to be initialised.
 MPI_ABI_Comm& communicator(MPI_Comm comm, const char* function);
 // The handle of a communicator object.
