@@ -13,7 +13,14 @@ const std::vector<Variable>& weft_variables() {
       {"WEFT_DEBUG", "WARN", "log level: NONE, WARN, INFO or TRACE"},
       {"WEFT_TIMEOUT", "300", "default timeout of rendezvous and operations, in seconds"},
       {"WEFT_TRANSPORTS", "all",
-       "comma-separated transports weft may choose from (known: shm, tcp)"},
+       "comma-separated transports weft may choose from (known: shm, tcp, ib; ib finds verbs "
+       "devices but has no transport in this build yet)"},
+      {"WEFT_IB_HCA", "(every device and port)",
+       "verbs devices and ports weft may use, as NCCL_IB_HCA: name[:port],... (prefixes), "
+       "=name (exact), ^name (all but)"},
+      {"WEFT_IB_GID_INDEX", "(RoCE v2 IPv4-mapped GID)",
+       "GID index of every RoCE port; by default the first RoCE v2 GID holding an IPv4 "
+       "address"},
       {"WEFT_SHM_ARENA_BYTES", "512K",
        "each of a rank's two staging buffers in a group's shared-memory arena (intra-node "
        "collectives); 0 turns it off"},

@@ -1,5 +1,7 @@
 // weft-info: the report's tree renders as valid JSON and as sectioned text, and the
-// binary reports every section, keeps secrets out, and refuses unknown arguments.
+// binary reports every section (verbs devices, or why there are none, among the
+// transports), keeps secrets out, shows a malformed WEFT_IB_HCA instead of failing,
+// starts and says why where libibverbs cannot be loaded, and refuses unknown arguments.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -7,6 +9,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "tests/transport/ib/hidden_libibverbs.h"
 #include "tools/info/info_tree.h"
 #include "weft/version.h"
 
@@ -62,7 +65,8 @@ TEST(WeftInfo, TextReportHasEverySection) {
   for (const char* needle : {"== weft", "version: ", "reduction kernels: ", "== topology",
                              "cores: ", "numa nodes:", "== transports", "shared memory:",
                              "single-copy (process_vm_readv):", "tcp interfaces:", "name: lo",
-                             "infiniband verbs:", "cuda:", "== environment"}) {
+                             "verbs:", "weft transport: not in this build yet",
+                             "library: ", "cuda:", "== environment"}) {
     EXPECT_NE(out.text.find(needle), std::string::npos) << needle << " missing in\n" << out.text;
   }
 }
@@ -79,6 +83,13 @@ TEST(WeftInfo, JsonIsValidAndHidesSecrets) {
       "assert isinstance(d['weft']['cuda'], bool)\n"
       "assert d['topology']['cores'] >= 1\n"
       "assert any(i['name'] == 'lo' for i in d['transports']['tcp interfaces'])\n"
+      // Devices with their ports, and either the usable ports or why there are none.
+      "v = d['transports']['verbs']\n"
+      "assert isinstance(v['devices'], list), v\n"
+      "assert all(isinstance(e['name'], str) and isinstance(e['ports'], list) "
+      "for e in v['devices']), v\n"
+      "assert ('usable' in v) != ('why none' in v), v\n"
+      "assert v.get('usable') or v['why none'], v\n"
       "assert d['environment']['MASTER_PORT'] == '29512'\n"
       "assert d['environment']['WEFT_AUTH_TOKEN'] == '(set; not shown)'\n"
       "assert 'HOME' not in d['environment']\n"
@@ -88,6 +99,29 @@ TEST(WeftInfo, JsonIsValidAndHidesSecrets) {
   setenv("WEFT_INFO_CHECK", check.c_str(), 1);
   Output out = run("MASTER_PORT=29512 WEFT_AUTH_TOKEN=hunter2 " + std::string(kWeftInfo) +
                    " --json | python3 -c \"$WEFT_INFO_CHECK\" 2>&1");
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+}
+
+TEST(WeftInfo, MalformedVerbsSelectionIsShownNotFatal) {
+  Output out = run("WEFT_IB_HCA='mlx5_0:x' " + std::string(kWeftInfo) + " 2>&1");
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  EXPECT_NE(out.text.find("why none: WEFT_IB_HCA=mlx5_0:x: port 'x' of mlx5_0 is not a number"),
+            std::string::npos)
+      << out.text;
+}
+
+TEST(WeftInfo, WithoutLibibverbsSaysWhy) {
+  const std::string command =
+      weft::testing::without_libibverbs("exec " + std::string(kWeftInfo) + " --json");
+  if (command.empty()) GTEST_SKIP() << "no private mount namespace here (needs root)";
+  setenv("WEFT_INFO_CHECK",
+         "import json, sys\n"
+         "v = json.load(sys.stdin)['transports']['verbs']\n"
+         "assert v['library'].startswith('libibverbs.so.1 not loadable: '), v\n"
+         "assert v['why none'] == v['library'], v\n"
+         "assert v['devices'] == [], v\n",
+         1);
+  Output out = run(command + " | python3 -c \"$WEFT_INFO_CHECK\" 2>&1");
   ASSERT_EQ(out.exit_code, 0) << out.text;
 }
 

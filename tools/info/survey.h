@@ -16,8 +16,13 @@ InfoNode survey_topology();
 
 // The transports weft can use here: shared memory (/dev/shm and its free space; whether
 // single-copy reads between processes are allowed), TCP (interfaces and addresses),
-// InfiniBand verbs devices, CUDA devices and peer access.
+// verbs devices (survey_verbs), CUDA devices and peer access.
 InfoNode survey_transports();
+
+// InfiniBand and RoCE verbs: libibverbs loaded or why not, WEFT_IB_HCA's selection, each
+// device with its ports (state, link layer, LID, GIDs, the GID weft would use, whether
+// weft could use the port and why not), and why none is usable.
+InfoNode survey_verbs();
 
 // The environment variables weft and the launchers it recognises read, as set now.
 // Secrets are shown as set, never their value.

@@ -1,7 +1,6 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
-#include <infiniband/verbs.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <sys/mman.h>
@@ -132,30 +131,6 @@ InfoNode survey_interfaces() {
   return interfaces;
 }
 
-InfoNode survey_verbs() {
-  InfoNode verbs;
-  // weft moves nothing over verbs yet; the devices are listed so that a job's
-  // administrator sees what the machine has.
-  verbs.add("weft transport", "none: weft has no verbs transport yet");
-  int count = 0;
-  errno = 0;
-  ibv_device** devices = ibv_get_device_list(&count);
-  if (devices == nullptr) {
-    verbs.add("devices", InfoNode::list());
-    verbs.add("why none",
-              std::string("ibv_get_device_list: ") + (errno ? std::strerror(errno) : "failed"));
-    return verbs;
-  }
-  InfoNode names = InfoNode::list();
-  for (int i = 0; i < count; ++i) names.push(ibv_get_device_name(devices[i]));
-  ibv_free_device_list(devices);
-  verbs.add("devices", std::move(names));
-  if (count == 0) {
-    verbs.add("why none", "no RDMA device: the kernel has no RDMA support or no adapter");
-  }
-  return verbs;
-}
-
 InfoNode survey_cuda() {
   InfoNode cuda_node;
   cuda::DeviceRuntime& runtime = cuda::device_runtime();
@@ -192,7 +167,7 @@ InfoNode survey_transports() {
   transports.add("shared memory", survey_shared_memory());
   transports.add("single-copy (process_vm_readv)", survey_single_copy());
   transports.add("tcp interfaces", survey_interfaces());
-  transports.add("infiniband verbs", survey_verbs());
+  transports.add("verbs", survey_verbs());
   transports.add("cuda", survey_cuda());
   return transports;
 }
