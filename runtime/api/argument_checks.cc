@@ -76,8 +76,7 @@ uint64_t Checker::sum(uint64_t a, uint64_t b, const char* what) const {
   return result;
 }
 
-int Checker::member(RankArgument rank, const char* name, bool any_allowed) const {
-  if (any_allowed && rank.value == kAnySource) return kAnySource;
+int Checker::member_slow(RankArgument rank, const char* name, bool any_allowed) const {
   const p2p::GroupState& g = *record_->messages;
   const char* any = any_allowed ? " (or kAnySource)" : "";
   if (rank.is_group_rank) {
@@ -101,11 +100,9 @@ int Checker::member(RankArgument rank, const char* name, bool any_allowed) const
   return found;
 }
 
-void Checker::tag(int tag, bool any_allowed) const {
-  if (tag < (any_allowed ? -1 : 0)) {
-    fail("tag " + std::to_string(tag) + " is negative" +
-         (any_allowed ? " (only kAnyTag may be)" : ""));
-  }
+void Checker::refuse_tag(int tag, bool any_allowed) const {
+  fail("tag " + std::to_string(tag) + " is negative" +
+       (any_allowed ? " (only kAnyTag may be)" : ""));
 }
 
 void Checker::op_on(ReduceOp op, DType dtype) const {

@@ -8,6 +8,7 @@
 #include "runtime/group_record.h"
 #include "weft/collectives.h"
 #include "weft/group.h"
+#include "weft/p2p.h"
 #include "weft/tensor.h"
 
 namespace weft::runtime {
@@ -50,7 +51,10 @@ class Checker {
     return member(peer, name, any_allowed);
   }
   // A point-to-point tag; receiving calls (`any_allowed`) also take kAnyTag.
-  void tag(int tag, bool any_allowed) const;
+  void tag(int tag, bool any_allowed) const {
+    if (tag < (any_allowed ? -1 : 0)) [[unlikely]]
+      refuse_tag(tag, any_allowed);
+  }
   void op_on(ReduceOp op, DType dtype) const;
   void same_dtype(const Tensor& a, const char* a_name, const Tensor& b, const char* b_name) const;
   // `why` is a literal: a std::string here would be built (and allocated) on every call.
@@ -61,7 +65,14 @@ class Checker {
   uint64_t sum(uint64_t a, uint64_t b, const char* what) const;
 
  private:
-  int member(RankArgument rank, const char* name, bool any_allowed) const;
+  // The checks every point-to-point call makes stay inline; what fails is out of line.
+  int member(RankArgument rank, const char* name, bool any_allowed) const {
+    if (any_allowed && rank.value == kAnySource) return kAnySource;
+    if (rank.is_group_rank && rank.value >= 0 && rank.value < size()) return rank.value;
+    return member_slow(rank, name, any_allowed);
+  }
+  int member_slow(RankArgument rank, const char* name, bool any_allowed) const;
+  [[noreturn, gnu::cold]] void refuse_tag(int tag, bool any_allowed) const;
 
   const char* op_;
   // The group outlives the call: resolve_group() hands out the caller's Group's record
