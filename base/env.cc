@@ -13,14 +13,25 @@ const std::vector<Variable>& weft_variables() {
       {"WEFT_DEBUG", "WARN", "log level: NONE, WARN, INFO or TRACE"},
       {"WEFT_TIMEOUT", "300", "default timeout of rendezvous and operations, in seconds"},
       {"WEFT_TRANSPORTS", "all",
-       "comma-separated transports weft may choose from (known: shm, tcp, ib; ib finds verbs "
-       "devices but has no transport in this build yet)"},
+       "comma-separated transports weft may choose from (known: shm, tcp, ib); unset, peers "
+       "on other hosts use ib where both ends have a port on a common fabric"},
       {"WEFT_IB_HCA", "(every device and port)",
        "verbs devices and ports weft may use, as NCCL_IB_HCA: name[:port],... (prefixes), "
        "=name (exact), ^name (all but)"},
       {"WEFT_IB_GID_INDEX", "(RoCE v2 IPv4-mapped GID)",
        "GID index of every RoCE port; by default the first RoCE v2 GID holding an IPv4 "
        "address"},
+      {"WEFT_IB_EAGER_BYTES", "16K",
+       "size of each verbs eager buffer, headers included: larger frames go by RDMA WRITE"},
+      {"WEFT_IB_RECV_BUFFERS", "64",
+       "verbs receive buffers (and as many send buffers) per peer: the peer's credit"},
+      {"WEFT_IB_REG_CACHE", "0",
+       "1: keep the memory registrations of user buffers for reuse (the program must not "
+       "free memory weft sent from or received into while the job runs); 0: register per "
+       "transfer"},
+      {"WEFT_IB_REG_CACHE_ENTRIES", "256", "registrations kept at most with WEFT_IB_REG_CACHE=1"},
+      {"WEFT_IB_REG_CACHE_BYTES", "1G",
+       "memory the registrations kept with WEFT_IB_REG_CACHE=1 cover at most"},
       {"WEFT_SHM_ARENA_BYTES", "512K",
        "each of a rank's two staging buffers in a group's shared-memory arena (intra-node "
        "collectives); 0 turns it off"},

@@ -171,6 +171,7 @@ void Engine::withdraw_receive(const RequestState& r) {
     if (in.to == Incoming::To::kRecv && in.recv.get() == &r) {
       in.to = Incoming::To::kNothing;
       in.recv.reset();
+      if (p.link) p.link->withdraw_incoming();  // a verbs peer may be writing into it
     } else if (in.to == Incoming::To::kUnexpected && in.message->claimed_by.get() == &r) {
       in.message->claimed_by.reset();
     }

@@ -67,6 +67,13 @@ class Link {
   // Reads and writes without blocking. Dispatches handler upcalls.
   virtual void progress() = 0;
 
+  // The handler gives up the target of the frame this link is delivering now (the
+  // receive it belongs to was abandoned; payload_target answers nullptr from now on).
+  // Once this returns, nothing more is written into that memory. Links that copy every
+  // piece themselves, asking payload_target first, have nothing to do; a link whose
+  // peer writes into the target directly (RDMA) waits for the writes it allowed.
+  virtual void withdraw_incoming() {}
+
   // A burst: frames sent between begin_burst() and end_burst() may be held back and go
   // out together at end_burst() (one writev, one shared-memory publish), in order and
   // with send()'s guarantees unchanged. Outside a burst every send goes out at once.

@@ -15,6 +15,7 @@ std::string PeerRecord::encode() const {
       .i64(pid)
       .str(tcp)
       .u8(shm ? 1 : 0)
+      .u8(static_cast<uint8_t>(ib))
       .take();
 }
 
@@ -31,6 +32,8 @@ PeerRecord PeerRecord::decode(const std::string& bytes, int rank) {
   r.pid = in.i64();
   r.tcp = in.str();
   r.shm = in.u8() != 0;
+  const uint8_t ib = in.u8();
+  r.ib = ib <= static_cast<uint8_t>(Verbs::kAsked) ? static_cast<Verbs>(ib) : Verbs::kNo;
   return r;
 }
 

@@ -17,6 +17,13 @@ struct PeerRecord {
   // Whether this rank may use shared memory at all (its backend and WEFT_TRANSPORTS):
   // a peer that may not is reached over TCP, whatever the other side allows.
   bool shm = true;
+  // Whether it may use verbs (its backend and WEFT_TRANSPORTS), and for which peers.
+  enum class Verbs : uint8_t {
+    kNo = 0,
+    kOtherHosts = 1,  // the default: peers on other hosts, where both ends can
+    kAsked = 2,       // WEFT_TRANSPORTS names ib: every peer shared memory does not serve
+  };
+  Verbs ib = Verbs::kNo;
 
   std::string encode() const;
   // `rank` names the record in errors.

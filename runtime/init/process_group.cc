@@ -23,6 +23,7 @@
 #include "runtime/context.h"
 #include "runtime/init/arena_setup.h"
 #include "runtime/init/given_store.h"
+#include "runtime/init/ib_peers.h"
 #include "runtime/init/job_services.h"
 #include "runtime/init/peer_record.h"
 #include "runtime/init/shm_peers.h"
@@ -303,14 +304,32 @@ transport::tcp::LazyConnections::Departures departures_in(rendezvous::Store& sto
   return departures;
 }
 
-// One TCP connection per pair: it carries the traffic to peers shared memory cannot
-// reach, and is the doorbell and the sign of life of those it can. Peers that share
-// memory are connected now; the others too unless connections are lazy, in which case
-// the engine makes each on first use (transport/tcp/lazy_connections.h).
+// Why no allowed transport reaches `peer`, for the error that says so.
+std::string unreachable(runtime::Context& c, int peer, const runtime::PeerRecord& record,
+                        const runtime::IbPeers& ib, const runtime::TransportChoice& transports,
+                        bool lazy) {
+  const std::string who = c.engine->peer_name(peer);
+  std::string why;
+  if (transports.shm) why = who + " does not share memory with this process";
+  if (!transports.ib) return why;
+  why += why.empty() ? "" : ", and ";
+  if (record.ib == runtime::PeerRecord::Verbs::kNo) {
+    return why + who + "'s backend or WEFT_TRANSPORTS rules verbs out";
+  }
+  if (lazy) {
+    return why + who + " is connected on first use (WEFT_CONNECT=lazy), which is tcp's alone";
+  }
+  return why + "verbs do not reach it: " + ib.reason(peer);
+}
+
+// One TCP connection per pair: it carries the traffic to peers neither shared memory
+// nor verbs reach, and is the doorbell and the sign of life of those they do. Peers that
+// share memory are connected now; the others too unless connections are lazy, in which
+// case the engine makes each on first use (transport/tcp/lazy_connections.h), over tcp.
 void connect_peers(runtime::Context& c, const std::vector<runtime::PeerRecord>& records,
                    std::unique_ptr<transport::tcp::TcpConnector> connector, runtime::ShmPeers& shm,
-                   const runtime::TransportChoice& transports, uint64_t job_id,
-                   base::Deadline deadline) {
+                   runtime::IbPeers& ib, const runtime::TransportChoice& transports,
+                   uint64_t job_id, base::Deadline deadline) {
   std::vector<std::string> tcp_records;
   std::vector<bool> same_network, wanted;
   const bool lazy = connect_lazily(c.world_size);
@@ -325,27 +344,34 @@ void connect_peers(runtime::Context& c, const std::vector<runtime::PeerRecord>& 
       rendezvous::throw_if_aborted(*c.job->store, c.rank, deadline);
     });
     shm.exchange(*c.job->store, deadline);
+    std::vector<bool> shm_reaches;
+    for (int r = 0; r < c.world_size; ++r) shm_reaches.push_back(shm.reaches(r));
+    ib.exchange(*c.job->store, deadline, wanted, shm_reaches);
     for (int peer = 0; peer < c.world_size; ++peer) {
-      if (peer != c.rank && !transports.tcp && !shm.reaches(peer)) {
+      if (peer != c.rank && !transports.tcp && !shm.reaches(peer) && !ib.reaches(peer)) {
         throw InvalidArgument("init_process_group (rank " + std::to_string(c.rank) +
-                              "): " + transports.setting + ", but " + c.engine->peer_name(peer) +
-                              " does not share memory with this process");
+                              "): " + transports.setting + ", but " +
+                              unreachable(c, peer, records[peer], ib, transports, lazy));
       }
     }
   });
   for (int peer = 0; peer < c.world_size; ++peer) {
     if (peer == c.rank || !wanted[peer]) continue;
     std::unique_ptr<transport::Link> link;
+    std::string why;
     if (shm.reaches(peer)) {
       c.shares_memory[peer] = true;
       link = shm.make_link(peer, std::move(fds[peer]), *c.engine);
+    } else if (ib.reaches(peer)) {
+      link = ib.make_link(peer, std::move(fds[peer]), *c.engine);
+      if (!ib.reason(peer).empty()) why = "; " + ib.reason(peer);
     } else {
       link = std::make_unique<transport::tcp::TcpLink>(peer, std::move(fds[peer]), *c.engine);
     }
     WEFT_LOG(INFO) << "rank " << c.rank << " -> " << c.engine->peer_name(peer) << ": "
                    << link->describe() << " ("
                    << (same_network[peer] ? "same host" : "another host or network namespace")
-                   << ")";
+                   << why << ")";
     c.engine->add_link(std::move(link));
   }
   if (!lazy) return;
@@ -416,6 +442,9 @@ void join_job(rendezvous::InitSpec spec, const std::string& backend, const std::
     self.host = base::local_host_identity();
     self.pid = getpid();
     self.shm = transports.shm;
+    self.ib = !transports.ib        ? runtime::PeerRecord::Verbs::kNo
+              : transports.ib_asked ? runtime::PeerRecord::Verbs::kAsked
+                                    : runtime::PeerRecord::Verbs::kOtherHosts;
     std::vector<runtime::PeerRecord> records{self};
     std::unique_ptr<transport::tcp::TcpConnector> connector;
     uint64_t job_id = 0;
@@ -485,11 +514,13 @@ void join_job(rendezvous::InitSpec spec, const std::string& backend, const std::
     c->arena_options = {options.spin, options.oversubscribed};
     if (connector) {
       std::optional<runtime::ShmPeers> shm;
+      std::optional<runtime::IbPeers> ib;
       or_abort_join(*c, [&] {
         shm.emplace(records, spec.rank, job_id, transports,
                     runtime::shm_options_from_env(options.eager_limit));
+        ib.emplace(records, spec.rank, runtime::ib_options_from_env());
       });
-      connect_peers(*c, records, std::move(connector), *shm, transports, job_id, deadline);
+      connect_peers(*c, records, std::move(connector), *shm, *ib, transports, job_id, deadline);
     }
     c->engine->start();
 

@@ -12,9 +12,8 @@
 namespace weft::runtime {
 namespace {
 
-// What carries messages in this build, for the errors that say what may be chosen.
-constexpr char kThisBuild[] =
-    "this build moves messages over shm and tcp; its ib finds devices but cannot use them yet";
+// What carries messages, for the errors that say what may be chosen.
+constexpr char kKnown[] = "known: shm, tcp, ib";
 
 std::string lowercase(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(),
@@ -28,45 +27,45 @@ bool is_compatible_name(const std::string& name) {
   return name == "gloo" || name == "mpi" || name == "nccl";
 }
 
+// The transports chosen. ib is named only where WEFT_TRANSPORTS asked for it; by default
+// it serves peers on other hosts that it reaches, which log_verbs_devices tells.
 std::string chosen(const TransportChoice& choice) {
   std::string names;
   if (choice.shm) names = "shm";
   if (choice.tcp) names += names.empty() ? "tcp" : ", tcp";
+  if (choice.ib && choice.ib_asked) names += names.empty() ? "ib" : ", ib";
   return names;
 }
 
-// What serves instead of verbs, for the lines that say verbs do not.
+// What serves instead of verbs, for the lines that say verbs cannot.
 std::string instead(const TransportChoice& choice) {
-  return choice.tcp ? "peers on other hosts use tcp" : "using " + chosen(choice) + " only";
+  TransportChoice without = choice;
+  without.ib = false;
+  return choice.tcp ? "peers on other hosts use tcp" : "using " + chosen(without) + " only";
 }
 
-// `ib` in WEFT_TRANSPORTS. This build has no verbs transport to choose, so `ib` alone is
-// refused whatever the probe finds (never pretended); beside other transports, which
-// then serve, a line says what was found: a warning where a device could have served.
-void check_verbs_request(const TransportChoice& choice, bool alone,
+// `ib` in WEFT_TRANSPORTS: the devices are probed now, so that `ib` alone with no usable
+// port fails here, saying why, rather than at the first peer. Beside other transports,
+// one line says what was found, and the others serve where verbs cannot.
+void check_verbs_request(TransportChoice& choice, bool alone,
                          const transport::ib::ProbeOptions& options) {
   const transport::ib::VerbsReport report = transport::ib::probe_verbs_devices(options);
   if (alone && !report.usable()) {
-    throw InvalidArgument(choice.setting + ": no verbs device to use: " + report.why_none + " (" +
-                          kThisBuild + ")");
-  }
-  if (alone) {
-    throw InvalidArgument(choice.setting + ": found " + report.summary() +
-                          ", but the verbs transport is not available in this build yet; use "
-                          "shm and tcp (leave WEFT_TRANSPORTS unset, or WEFT_TRANSPORTS=shm,tcp)");
+    throw InvalidArgument(choice.setting + ": no verbs device to use: " + report.why_none +
+                          " (leave WEFT_TRANSPORTS unset, or add shm and tcp)");
   }
   if (report.usable()) {
-    WEFT_LOG(WARN) << "verbs: found " << report.summary()
-                   << ", but the verbs transport is not available in this build yet; "
-                   << instead(choice) << " (" << choice.setting << ")";
+    WEFT_LOG(INFO) << "verbs: found " << report.summary() << "; peers reachable over it use ib ("
+                   << choice.setting << ")";
   } else {
     WEFT_LOG(INFO) << "verbs: " << report.why_none << "; " << instead(choice);
+    choice.ib = false;
   }
 }
 
 // WEFT_TRANSPORTS unset: one INFO line, once per process, says what verbs devices there
 // are. Only when INFO lines are wanted: probing loads libibverbs and opens every device,
-// which nothing else of init needs yet.
+// which init itself does only when some peer is on another host.
 void log_verbs_devices(const TransportChoice& choice, const transport::ib::ProbeOptions& options) {
   if (!base::log::enabled(base::log::Level::kInfo) || !base::log::first_time("verbs devices")) {
     return;
@@ -74,8 +73,8 @@ void log_verbs_devices(const TransportChoice& choice, const transport::ib::Probe
   const transport::ib::VerbsReport report = transport::ib::probe_verbs_devices(options);
   if (report.usable()) {
     WEFT_LOG(INFO) << "verbs: found " << report.summary()
-                   << "; the verbs transport is not available in this build yet, so "
-                   << instead(choice);
+                   << "; peers on other hosts use ib where both ends have a port on a common "
+                      "fabric, else tcp";
   } else {
     WEFT_LOG(INFO) << "verbs: " << report.why_none << "; " << instead(choice);
   }
@@ -88,6 +87,7 @@ TransportChoice select_transports(const std::string& backend) {
   const std::string name = lowercase(backend);
   if (name == "tcp") {
     choice.shm = false;
+    choice.ib = false;
     choice.setting = "backend 'tcp'";
   } else if (name != "auto" && !is_compatible_name(name)) {
     throw InvalidArgument("init_process_group: backend '" + backend +
@@ -112,18 +112,20 @@ TransportChoice select_transports(const std::string& backend) {
         ib = true;
       } else if (!transport.empty()) {
         throw InvalidArgument("WEFT_TRANSPORTS=" + *list + ": unknown transport '" + transport +
-                              "' (known: shm, tcp, ib; " + kThisBuild + ")");
+                              "' (" + kKnown + ")");
       }
     }
     choice.tcp = choice.tcp && tcp;
     choice.shm = choice.shm && shm;
-    choice.setting = "WEFT_TRANSPORTS=" + *list + (name == "tcp" ? " with backend 'tcp'" : "");
     // Backend 'tcp' rules verbs out as it rules out shared memory.
-    if (ib && name != "tcp") check_verbs_request(choice, !tcp && !shm, verbs_options);
-    if (!choice.tcp && !choice.shm) {
-      throw InvalidArgument(choice.setting + " leaves no transport to reach peers with (" +
-                            kThisBuild + ")");
+    choice.ib = choice.ib && ib;
+    choice.ib_asked = choice.ib;
+    choice.setting = "WEFT_TRANSPORTS=" + *list + (name == "tcp" ? " with backend 'tcp'" : "");
+    if (!choice.tcp && !choice.shm && !choice.ib) {
+      throw InvalidArgument(choice.setting + " leaves no transport to reach peers with (" + kKnown +
+                            ")");
     }
+    if (choice.ib) check_verbs_request(choice, !choice.tcp && !choice.shm, verbs_options);
   } else if (name != "tcp") {
     log_verbs_devices(choice, verbs_options);
   }

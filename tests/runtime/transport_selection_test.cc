@@ -1,8 +1,8 @@
-// `ib` in WEFT_TRANSPORTS, while this build has no verbs transport: alone it is refused
-// at init with the reason (no usable device here, or the transport not built yet);
-// beside other transports, they serve and one line says what verbs found. With
-// WEFT_TRANSPORTS unset, WEFT_DEBUG=INFO shows one line per process about verbs devices.
-// Malformed WEFT_IB_* values are refused naming the variable.
+// `ib` in WEFT_TRANSPORTS: alone it is refused at init where no verbs port is usable,
+// with the reason, and runs a job where one is (the soft verbs device); beside other
+// transports, they serve and one line says what verbs found. With WEFT_TRANSPORTS
+// unset, WEFT_DEBUG=INFO shows one line per process about verbs devices, and peers on
+// this host never use verbs. Malformed WEFT_IB_* values are refused naming the variable.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -47,35 +47,43 @@ class ScopedEnv {
   const char* name_;
 };
 
-TEST(TransportSelection, IbAloneOnThisHostIsRefusedWithTheReason) {
+TEST(TransportSelection, IbAloneOnThisHostIsRefusedWithTheReasonUnlessADeviceServes) {
   const weft::transport::ib::VerbsReport here = weft::transport::ib::probe_verbs_devices();
   ScopedEnv transports("WEFT_TRANSPORTS", "ib");
   if (here.usable()) {
-    expect_init_error<weft::InvalidArgument>(
-        [] { weft::init_process_group(); },
-        {"WEFT_TRANSPORTS=ib: found ", "the verbs transport is not available in this build yet"});
+    const weft::runtime::TransportChoice choice = weft::runtime::select_transports("auto");
+    EXPECT_TRUE(choice.ib && choice.ib_asked);
   } else {
     expect_init_error<weft::InvalidArgument>(
         [] { weft::init_process_group(); },
         {"WEFT_TRANSPORTS=ib: no verbs device to use: " + here.why_none,
-         "this build moves messages over shm and tcp"});
+         "(leave WEFT_TRANSPORTS unset, or add shm and tcp)"});
   }
 }
 
-TEST(TransportSelection, IbAloneWithADeviceSaysTheTransportIsNotBuiltYet) {
+TEST(TransportSelection, IbAloneIsChosenWhereAPortIsUsable) {
   ScopedEnv transports("WEFT_TRANSPORTS", "ib");
   {
     FakeVerbs fake({{"fake_0", {roce_port()}}});
-    expect_init_error<weft::InvalidArgument>(
-        [] { weft::runtime::select_transports("auto"); },
-        {"WEFT_TRANSPORTS=ib: found fake_0 port 1 (Ethernet, GID 0: RoCE v2, IPv4-mapped), but "
-         "the verbs transport is not available in this build yet"});
+    const weft::runtime::TransportChoice choice = weft::runtime::select_transports("auto");
+    EXPECT_TRUE(choice.ib);
+    EXPECT_TRUE(choice.ib_asked);
+    EXPECT_FALSE(choice.tcp);
+    EXPECT_FALSE(choice.shm);
+    EXPECT_EQ(fake.probes(), 1);
   }
   FakeVerbs none({});
   expect_init_error<weft::InvalidArgument>(
       [] { weft::runtime::select_transports("auto"); },
       {"WEFT_TRANSPORTS=ib: no verbs device to use: no RDMA devices (ibv_get_device_list "
        "returned 0 devices)"});
+  FakePort down = roce_port();
+  down.state = IBV_PORT_DOWN;
+  FakeVerbs only_down({{"fake_0", {down}}});
+  expect_init_error<weft::InvalidArgument>(
+      [] { weft::runtime::select_transports("auto"); },
+      {"WEFT_TRANSPORTS=ib: no verbs device to use: no usable RDMA port (fake_0 port 1: the "
+       "port is DOWN)"});
 }
 
 TEST(TransportSelection, IbBesideOthersLeavesThemToServe) {
@@ -86,6 +94,7 @@ TEST(TransportSelection, IbBesideOthersLeavesThemToServe) {
     const weft::runtime::TransportChoice choice = weft::runtime::select_transports("auto");
     EXPECT_TRUE(choice.shm);
     EXPECT_TRUE(choice.tcp);
+    EXPECT_EQ(choice.ib, device);  // no port: verbs are left out
     EXPECT_EQ(fake.probes(), 1);
   }
 }
@@ -96,14 +105,23 @@ TEST(TransportSelection, BackendTcpRulesIbOut) {
   const weft::runtime::TransportChoice choice = weft::runtime::select_transports("tcp");
   EXPECT_TRUE(choice.tcp);
   EXPECT_FALSE(choice.shm);
+  EXPECT_FALSE(choice.ib);
   EXPECT_EQ(fake.probes(), 0);
+}
+
+TEST(TransportSelection, UnsetLeavesIbToPeersOnOtherHostsWithoutProbing) {
+  FakeVerbs fake({{"fake_0", {roce_port()}}});
+  const weft::runtime::TransportChoice choice = weft::runtime::select_transports("auto");
+  EXPECT_TRUE(choice.ib);
+  EXPECT_FALSE(choice.ib_asked);
+  EXPECT_EQ(fake.probes(), 0);  // below INFO nothing is probed until a peer needs it
 }
 
 TEST(TransportSelection, UnknownNamesListIb) {
   ScopedEnv transports("WEFT_TRANSPORTS", "udp");
   expect_init_error<weft::InvalidArgument>(
       [] { weft::runtime::select_transports("auto"); },
-      {"WEFT_TRANSPORTS=udp: unknown transport 'udp' (known: shm, tcp, ib; "});
+      {"WEFT_TRANSPORTS=udp: unknown transport 'udp' (known: shm, tcp, ib)"});
 }
 
 TEST(TransportSelection, MalformedIbVariablesAreRefusedWhetherOrNotIbIsAsked) {
@@ -154,6 +172,17 @@ TEST(TransportSelection, JobRunsWithIbBesideOthers) {
     // Once per init: ib was asked for each time.
     EXPECT_EQ(count(r.output, " verbs: "), 2) << r.output;
     EXPECT_NE(r.output.find("peers on other hosts use tcp"), std::string::npos) << r.output;
+  }
+}
+
+// With the soft verbs device in the ranks, WEFT_TRANSPORTS=ib runs a job over verbs links.
+TEST(TransportSelection, IbAloneRunsAJobOverTheSoftDevice) {
+  RunOptions options;
+  options.env = {{"WEFT_DEBUG", "INFO"}, {"WEFT_TRANSPORTS", "ib"}, {"WEFT_TEST_SOFT_VERBS", "1"}};
+  auto ranks = run_ranks(2, join_twice, options);
+  expect_all_succeeded(ranks);
+  for (const auto& r : ranks) {
+    EXPECT_EQ(count(r.output, ": ib softib0:1 qpn "), 2) << r.output;  // once per init
   }
 }
 

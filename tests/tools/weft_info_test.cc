@@ -65,7 +65,7 @@ TEST(WeftInfo, TextReportHasEverySection) {
   for (const char* needle : {"== weft", "version: ", "reduction kernels: ", "== topology",
                              "cores: ", "numa nodes:", "== transports", "shared memory:",
                              "single-copy (process_vm_readv):", "tcp interfaces:", "name: lo",
-                             "verbs:", "weft transport: not in this build yet",
+                             "verbs:", "weft transport: ib: peers on other hosts use it",
                              "library: ", "cuda:", "== environment"}) {
     EXPECT_NE(out.text.find(needle), std::string::npos) << needle << " missing in\n" << out.text;
   }

@@ -44,9 +44,10 @@ InfoNode describe_device(const DeviceReport& d) {
 
 InfoNode survey_verbs() {
   InfoNode verbs;
-  // Devices are found, but nothing moves over them yet; the report shows what a job's
-  // administrator has and which ports weft would take.
-  verbs.add("weft transport", "not in this build yet: peers on other hosts use tcp");
+  // What a job's administrator has and which port weft would take.
+  verbs.add("weft transport",
+            "ib: peers on other hosts use it where both ends have a usable port on a common "
+            "fabric (WEFT_TRANSPORTS=ib: every peer shared memory does not serve)");
   std::string why_not;
   const bool loaded = transport::ib::verbs_api(&why_not) != nullptr;
   verbs.add("library",
