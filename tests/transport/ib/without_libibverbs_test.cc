@@ -8,25 +8,14 @@
 #include <cstdio>
 #include <string>
 
+#include "tests/harness/command_output.h"
 #include "tests/transport/ib/hidden_libibverbs.h"
 
 namespace {
 
-struct Output {
-  int exit_code;
-  std::string text;
-};
+using Output = weft::testing::CommandOutput;
 
-Output run(const std::string& command) {
-  Output out{-1, ""};
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return out;
-  char buffer[4096];
-  for (size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) out.text.append(buffer, n);
-  const int status = pclose(pipe);
-  out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return out;
-}
+Output run(const std::string& command) { return weft::testing::run_command(command); }
 
 TEST(WithoutLibibverbs, NeitherLibweftNorWeftInfoLinksIt) {
   for (const char* binary : {"libweft.so", "tools/info/weft-info"}) {
