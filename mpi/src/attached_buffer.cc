@@ -113,7 +113,7 @@ MPI_Request flush_request(AttachedBuffer& buffer, MPI_Comm comm) {
   auto* r = new MPI_ABI_Request();
   r->comm = comm;
   r->proc_null = true;  // nothing of its own: it completes with the sends, empty
-  r->also = buffer.pending();
+  r->more().also = buffer.pending();
   return r;
 }
 

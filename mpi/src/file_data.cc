@@ -259,7 +259,7 @@ void file_iaccess(MPI_File fh, Access access, Where where, Coordination coordina
   g->completed = true;
   auto* r = new MPI_ABI_Request();
   r->comm = MPI_COMM_WORLD;
-  r->generalized = std::move(g);
+  r->more().generalized = std::move(g);
   *request = reinterpret_cast<MPI_Request>(r);
 }
 

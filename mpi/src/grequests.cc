@@ -46,7 +46,7 @@ void grequest_status(Grequest& g, MPI_Status* status) {
 
 void complete_grequest(MPI_Request* request, MPI_Status* status) {
   MPI_ABI_Request& r = request_of(*request);
-  std::shared_ptr<Grequest> g = r.generalized;
+  std::shared_ptr<Grequest> g = r.extras().generalized;
   // Another thread of the program completes it: give it the cores.
   for (int round = 0; !g->completed.load(); ++round) pause_polling(round);
   forget(r);
@@ -64,7 +64,7 @@ void complete_grequest(MPI_Request* request, MPI_Status* status) {
 
 void free_grequest(MPI_Request* request) {
   MPI_ABI_Request& r = request_of(*request);
-  std::shared_ptr<Grequest> g = r.generalized;
+  std::shared_ptr<Grequest> g = r.extras().generalized;
   *request = MPI_REQUEST_NULL;
   {
     std::lock_guard lock(g->mutex);
@@ -101,7 +101,7 @@ int PMPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free
     g->extra_state = extra_state;
     auto* r = new MPI_ABI_Request();
     r->comm = MPI_COMM_WORLD;
-    r->generalized = std::move(g);
+    r->more().generalized = std::move(g);
     *request = reinterpret_cast<MPI_Request>(r);
   });
 }
@@ -110,10 +110,10 @@ WEFT_MPI_ALIAS(Grequest_start)
 int PMPI_Grequest_complete(MPI_Request request) {
   return mpi_call("MPI_Grequest_complete", MPI_COMM_WORLD, [&] {
     MPI_ABI_Request& r = weft::mpi::request_of(request);
-    if (!r.generalized) {
+    if (!r.extras().generalized) {
       throw MpiError(MPI_ERR_REQUEST, "the request is not a generalized request");
     }
-    std::shared_ptr<Grequest> g = r.generalized;
+    std::shared_ptr<Grequest> g = r.extras().generalized;
     {
       std::lock_guard lock(g->mutex);
       if (g->completed.load()) {

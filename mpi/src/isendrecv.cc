@@ -42,7 +42,7 @@ void start_exchange(MPI_ABI_Request& r, const MPI_ABI_Comm& c, const weft::Tenso
   r.proc_null = source == MPI_PROC_NULL;
   if (!r.proc_null) r.request = weft::irecv(in, weft::GroupRank{in_peer}, in_tag, c.group);
   if (out_peer >= 0)
-    r.also.push_back(weft::isend(out, weft::GroupRank{out_peer}, out_tag, c.group));
+    r.more().also.push_back(weft::isend(out, weft::GroupRank{out_peer}, out_tag, c.group));
 }
 
 int isendrecv(const char* function, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
@@ -57,9 +57,9 @@ int isendrecv(const char* function, const void* sendbuf, MPI_Count sendcount, MP
     auto r = std::make_unique<MPI_ABI_Request>();
     r->comm = comm;
     start_exchange(*r, c, out.tensor(), dest, sendtag, in.tensor(), source, recvtag);
-    r->keep_alive = both(out.keep_alive(), in.keep_alive());
+    r->more().keep_alive = both(out.keep_alive(), in.keep_alive());
     if (in.keep_alive() && !r->proc_null) {
-      r->finish = [in, received = r->request] { in.unpack(received.bytes()); };
+      r->more().finish = [in, received = r->request] { in.unpack(received.bytes()); };
     }
     *request = r.release();
   });
@@ -82,9 +82,9 @@ int isendrecv_replace(const char* function, void* buf, MPI_Count count, MPI_Data
     auto r = std::make_unique<MPI_ABI_Request>();
     r->comm = comm;
     start_exchange(*r, c, out.tensor(), dest, sendtag, in, source, recvtag);
-    r->keep_alive = both(out.keep_alive(), copy);
+    r->more().keep_alive = both(out.keep_alive(), copy);
     if (!r->proc_null) {
-      r->finish = [copy, layout, buf, received = r->request] {
+      r->more().finish = [copy, layout, buf, received = r->request] {
         if (layout) {
           weft::mpi::unpack(copy->data(), received.bytes(), *layout);
         } else if (received.bytes() > 0) {

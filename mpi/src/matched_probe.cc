@@ -68,8 +68,8 @@ MPI_Request start_receive(void* buf, MPI_Count count, MPI_Datatype datatype, MPI
     throw;
   }
   if (in.keep_alive()) {
-    r->keep_alive = in.keep_alive();
-    r->finish = [in, received = r->request] { in.unpack(received.bytes()); };
+    r->more().keep_alive = in.keep_alive();
+    r->more().finish = [in, received = r->request] { in.unpack(received.bytes()); };
   }
   m->magic = 0;
   delete m;

@@ -129,10 +129,10 @@ void run(const char* function, MPI_Comm comm, Mode mode, MPI_Request* request, c
       auto* r = new MPI_ABI_Request();
       r->comm = comm;
       r->collective = true;
-      r->keep_alive = exchange;
-      r->restart = [exchange](MPI_ABI_Request& started) {
+      r->more().keep_alive = exchange;
+      r->more().restart = [exchange](MPI_ABI_Request& started) {
         started.request = exchange->start(true);
-        started.finish = [exchange] { exchange->finish(); };
+        started.more().finish = [exchange] { exchange->finish(); };
       };
       *request = r;
       return;

@@ -75,28 +75,46 @@ struct MPI_ABI_Request {
   bool proc_null = false;         // to or from MPI_PROC_NULL: completes empty
   bool collective = false;        // a non-blocking collective's (MPI_Cancel refuses it)
   MPI_Comm comm = MPI_COMM_NULL;  // whose error handler applies
-  // A non-blocking collective's last step, run once `request` completes (combining
-  // gathered contributions, say), and the buffers it needs until then.
-  std::function<void()> finish;
-  std::shared_ptr<void> keep_alive;
-  // A persistent request (MPI_Send_init, MPI_Recv_init) starts its operation anew with
-  // each MPI_Start (setting `request`, and `finish` where a receive unpacks); completing
-  // it leaves it allocated and inactive.
-  std::function<void(MPI_ABI_Request&)> restart;  // empty: not persistent
-  bool active = false;
-  // A generalized request's callbacks and state (grequests.h); null for any other.
-  std::shared_ptr<weft::mpi::Grequest> generalized;
+  bool active = false;            // a persistent request's: started and not yet completed
   // Subtracted from the core's source rank for the status: an intercommunicator
   // receive's remote_offset, so MPI_SOURCE is a rank of the remote group.
   int source_offset = 0;
-  // Further operations the request completes with, waited for before `request`
-  // (MPI_Isendrecv's send, MPI_Buffer_iflush's buffered sends).
-  std::vector<weft::Request> also;
-  // Not done while this says so, whatever `request` says: a partitioned send whose
-  // partitions are not all ready has sent nothing yet.
-  std::function<bool()> held;
-  // A partitioned request's (MPI_Psend_init, MPI_Precv_init) partitions; null otherwise.
-  std::shared_ptr<weft::mpi::Partitioned> partitioned;
+
+  // What only some requests need, kept apart so that the common one (a send or a
+  // receive of a plain message) builds and destroys none of it: three std::functions, a
+  // vector and three shared_ptrs were a tenth of a small MPI_Isend's instructions.
+  struct Extras {
+    // A non-blocking collective's last step, run once `request` completes (combining
+    // gathered contributions, say), or a receive's unpacking, and the buffers it needs
+    // until then.
+    std::function<void()> finish;
+    std::shared_ptr<void> keep_alive;
+    // A persistent request (MPI_Send_init, MPI_Recv_init) starts its operation anew with
+    // each MPI_Start (setting `request`, and `finish` where a receive unpacks); completing
+    // it leaves it allocated and inactive.
+    std::function<void(MPI_ABI_Request&)> restart;  // empty: not persistent
+    // A generalized request's callbacks and state (grequests.h); null for any other.
+    std::shared_ptr<weft::mpi::Grequest> generalized;
+    // Further operations the request completes with, waited for before `request`
+    // (MPI_Isendrecv's send, MPI_Buffer_iflush's buffered sends).
+    std::vector<weft::Request> also;
+    // Not done while this says so, whatever `request` says: a partitioned send whose
+    // partitions are not all ready has sent nothing yet.
+    std::function<bool()> held;
+    // A partitioned request's (MPI_Psend_init, MPI_Precv_init) partitions; null otherwise.
+    std::shared_ptr<weft::mpi::Partitioned> partitioned;
+  };
+  // To read: the extras, or empty ones when none were set.
+  const Extras& extras() const { return extras_ ? *extras_ : kNoExtras; }
+  // To set one: made the first time.
+  Extras& more() {
+    if (!extras_) extras_ = std::make_unique<Extras>();
+    return *extras_;
+  }
+
+ private:
+  static inline const Extras kNoExtras{};
+  std::unique_ptr<Extras> extras_;
 };
 
 // A user error handler (MPI_Comm_create_errhandler); the predefined ones keep the

@@ -80,10 +80,10 @@ MPI_Request make_partitioned(void* buf, int partitions, MPI_Count count, MPI_Dat
   auto* r = new MPI_ABI_Request();
   r->comm = comm;
   r->is_receive = !send;
-  r->partitioned = state;
+  r->more().partitioned = state;
   if (peer == MPI_PROC_NULL) {
     r->proc_null = true;
-    r->restart = [state](MPI_ABI_Request&) {
+    r->more().restart = [state](MPI_ABI_Request&) {
       state->ready.assign(state->ready.size(), false);
       state->unready = state->partitions;
     };
@@ -93,18 +93,18 @@ MPI_Request make_partitioned(void* buf, int partitions, MPI_Count count, MPI_Dat
   state->tag = core_tag_value;
   state->group = c.group;
   if (send) {
-    r->held = [state] { return state->unready > 0; };
-    r->restart = [state](MPI_ABI_Request& started) {
+    r->more().held = [state] { return state->unready > 0; };
+    r->more().restart = [state](MPI_ABI_Request& started) {
       state->ready.assign(state->ready.size(), false);
       state->unready = state->partitions;
       if (state->unready == 0) started.request = state->send_whole();
     };
     return r;
   }
-  r->restart = [state](MPI_ABI_Request& started) {
+  r->more().restart = [state](MPI_ABI_Request& started) {
     started.request = state->receive_whole();
     if (state->message.keep_alive()) {
-      started.finish = [state, received = started.request] {
+      started.more().finish = [state, received = started.request] {
         state->message.unpack(received.bytes());
       };
     }
@@ -115,7 +115,7 @@ MPI_Request make_partitioned(void* buf, int partitions, MPI_Count count, MPI_Dat
 // The active partitioned request behind `request`, of the side `send` says.
 MPI_ABI_Request& active_partitioned(MPI_Request request, bool send) {
   MPI_ABI_Request& r = weft::mpi::request_of(request);
-  if (!r.partitioned || r.partitioned->send != send) {
+  if (!r.extras().partitioned || r.extras().partitioned->send != send) {
     throw MpiError(MPI_ERR_REQUEST,
                    std::string("not a partitioned ") + (send ? "send" : "receive") + " request");
   }
@@ -132,7 +132,7 @@ void check_partition(const Partitioned& state, int partition) {
 
 // Marks `partition` of the send ready; the last one sends the buffer.
 void ready(MPI_ABI_Request& r, int partition) {
-  Partitioned& state = *r.partitioned;
+  Partitioned& state = *r.extras().partitioned;
   check_partition(state, partition);
   if (state.ready[static_cast<size_t>(partition)]) {
     throw MpiError(MPI_ERR_ARG,
@@ -205,8 +205,8 @@ WEFT_MPI_ALIAS(Pready)
 int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request) {
   return mpi_call("MPI_Pready_range", comm_of_request(request), [&] {
     MPI_ABI_Request& r = active_partitioned(request, true);
-    check_partition(*r.partitioned, partition_low);
-    check_partition(*r.partitioned, partition_high);
+    check_partition(*r.extras().partitioned, partition_low);
+    check_partition(*r.extras().partitioned, partition_high);
     for (int p = partition_low; p <= partition_high; ++p) ready(r, p);
   });
 }
@@ -218,7 +218,8 @@ int PMPI_Pready_list(int length, const int array_of_partitions[], MPI_Request re
     if (length < 0)
       throw MpiError(MPI_ERR_ARG, "length " + std::to_string(length) + " is negative");
     if (length > 0) weft::mpi::require_pointer(array_of_partitions, "array_of_partitions");
-    for (int i = 0; i < length; ++i) check_partition(*r.partitioned, array_of_partitions[i]);
+    for (int i = 0; i < length; ++i)
+      check_partition(*r.extras().partitioned, array_of_partitions[i]);
     for (int i = 0; i < length; ++i) ready(r, array_of_partitions[i]);
   });
 }
@@ -228,10 +229,10 @@ int PMPI_Parrived(MPI_Request request, int partition, int* flag) {
   return mpi_call("MPI_Parrived", comm_of_request(request), [&] {
     weft::mpi::require_pointer(flag, "flag");
     MPI_ABI_Request& r = weft::mpi::request_of(request);
-    if (!r.partitioned || r.partitioned->send) {
+    if (!r.extras().partitioned || r.extras().partitioned->send) {
       throw MpiError(MPI_ERR_REQUEST, "not a partitioned receive request");
     }
-    check_partition(*r.partitioned, partition);
+    check_partition(*r.extras().partitioned, partition);
     // An inactive request's data has all arrived (or none is expected).
     if (!r.active || r.proc_null) {
       *flag = 1;
@@ -240,7 +241,7 @@ int PMPI_Parrived(MPI_Request request, int partition, int* flag) {
     *flag = r.request.is_completed() ? 1 : 0;
     // A staged buffer is spread out now, so that the partition is in place; completing
     // the request does it again, harmlessly.
-    if (*flag && !r.request.cancelled()) r.partitioned->message.unpack(r.request.bytes());
+    if (*flag && !r.request.cancelled()) r.extras().partitioned->message.unpack(r.request.bytes());
   });
 }
 WEFT_MPI_ALIAS(Parrived)

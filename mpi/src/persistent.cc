@@ -34,21 +34,21 @@ MPI_Request make_persistent(void* buf, MPI_Count count, MPI_Datatype datatype, i
   r->source_offset = c.remote_offset;
   if (peer == MPI_PROC_NULL) {
     r->proc_null = true;
-    r->restart = [](MPI_ABI_Request&) {};
+    r->more().restart = [](MPI_ABI_Request&) {};
     return r;
   }
   int core_peer = core_rank(c, peer, receive, receive ? "source" : "destination");
   // A buffered send is complete once its copy is made, as MPI_Ibsend's request is.
   if (mode == Mode::kBuffered) r->proc_null = true;
   weft::Group group = c.group;
-  r->restart = [=](MPI_ABI_Request& started) {
+  r->more().restart = [=](MPI_ABI_Request& started) {
     if (!receive) message.pack();
     switch (mode) {
       case Mode::kReceive:
         started.request =
             weft::irecv(message.tensor(), weft::GroupRank{core_peer}, core_tag_value, group);
         if (message.keep_alive()) {
-          started.finish = [message, received = started.request] {
+          started.more().finish = [message, received = started.request] {
             message.unpack(received.bytes());
           };
         }
@@ -73,9 +73,9 @@ MPI_Request make_persistent(void* buf, MPI_Count count, MPI_Datatype datatype, i
 
 void start(MPI_Request request) {
   MPI_ABI_Request& r = weft::mpi::request_of(request);
-  if (!r.restart) throw MpiError(MPI_ERR_REQUEST, "not a persistent request");
+  if (!r.extras().restart) throw MpiError(MPI_ERR_REQUEST, "not a persistent request");
   if (r.active) throw MpiError(MPI_ERR_REQUEST, "the request is already active");
-  r.restart(r);
+  r.extras().restart(r);
   r.active = true;
 }
 

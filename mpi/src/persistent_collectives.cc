@@ -37,17 +37,17 @@ MPI_Request persistent_collective(MPI_Comm comm, const char* function, Start sta
   auto* r = new MPI_ABI_Request();
   r->comm = comm;
   r->collective = true;
-  r->restart = [comm, function, start = std::move(start)](MPI_ABI_Request& request) {
+  r->more().restart = [comm, function, start = std::move(start)](MPI_ABI_Request& request) {
     Started started = start(communicator(comm, function));
     request.request = started.request;
-    request.keep_alive = std::move(started.keep_alive);
-    request.finish = nullptr;
+    request.more().keep_alive = std::move(started.keep_alive);
+    request.more().finish = nullptr;
     // An operation with nothing to wait for (one rank, no data) completes at once.
     request.proc_null = !started.request.valid();
     if (request.proc_null) {
       if (started.finish) started.finish();
     } else {
-      request.finish = std::move(started.finish);
+      request.more().finish = std::move(started.finish);
     }
   };
   return r;

@@ -46,18 +46,18 @@ Scan scan(int count, MPI_Request requests[]) {
     if (is_inactive(requests[i])) continue;
     ++s.active;
     MPI_ABI_Request& r = request_of(requests[i]);
-    if (r.generalized) {
-      state[i] = grequest_done(*r.generalized) ? kDone : kPending;
+    if (r.extras().generalized) {
+      state[i] = grequest_done(*r.extras().generalized) ? kDone : kPending;
       s.polled |= state[i] == kPending;
       continue;
     }
-    if (r.held && r.held()) {
+    if (r.extras().held && r.extras().held()) {
       state[i] = kPending;
       s.polled = true;
       continue;
     }
     size_t before = operations.size();
-    for (const weft::Request& other : r.also) operations.push_back(other);
+    for (const weft::Request& other : r.extras().also) operations.push_back(other);
     if (!r.proc_null && r.request.valid()) operations.push_back(r.request);
     owner.resize(operations.size(), i);
     // Nothing left in weft (a send to MPI_PROC_NULL, a file operation that completed at

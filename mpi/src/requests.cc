@@ -16,8 +16,8 @@ namespace {
 // The status of a completed request: a receive's source, tag, size and cancelled flag;
 // the empty status for a send or a collective.
 void fill_status(const MPI_ABI_Request& r, MPI_Status* status) {
-  if (r.generalized) {
-    grequest_status(*r.generalized, status);
+  if (r.extras().generalized) {
+    grequest_status(*r.extras().generalized, status);
   } else if (!r.is_receive) {
     set_empty_status(status);
   } else if (r.proc_null) {
@@ -33,9 +33,9 @@ void fill_status(const MPI_ABI_Request& r, MPI_Status* status) {
 
 bool is_done(MPI_Request request) {
   MPI_ABI_Request& r = request_of(request);
-  if (r.generalized) return grequest_done(*r.generalized);
-  if (r.held && r.held()) return false;
-  for (const weft::Request& other : r.also) {
+  if (r.extras().generalized) return grequest_done(*r.extras().generalized);
+  if (r.extras().held && r.extras().held()) return false;
+  for (const weft::Request& other : r.extras().also) {
     if (!other.is_completed()) return false;
   }
   return r.proc_null || !r.request.valid() || r.request.is_completed();
@@ -44,7 +44,7 @@ bool is_done(MPI_Request request) {
 bool is_inactive(MPI_Request request) {
   if (request == MPI_REQUEST_NULL) return true;
   MPI_ABI_Request& r = request_of(request);
-  return r.restart && !r.active;
+  return r.extras().restart && !r.active;
 }
 
 void complete(MPI_Request* request, MPI_Status* status, weft::Timeout timeout) {
@@ -53,19 +53,19 @@ void complete(MPI_Request* request, MPI_Status* status, weft::Timeout timeout) {
     return;
   }
   MPI_ABI_Request& r = request_of(*request);
-  if (r.restart && !r.active) {
+  if (r.extras().restart && !r.active) {
     set_empty_status(status);
     return;
   }
-  if (r.generalized) {
+  if (r.extras().generalized) {
     complete_grequest(request, status);
     return;
   }
   auto release = [&] {
-    if (r.restart) {  // persistent: kept for the next MPI_Start
+    if (r.extras().restart) {  // persistent: kept for the next MPI_Start
       r.active = false;
       r.request = weft::Request();
-      r.also.clear();
+      r.more().also.clear();
       return;
     }
     r.magic = 0;
@@ -73,7 +73,7 @@ void complete(MPI_Request* request, MPI_Status* status, weft::Timeout timeout) {
     *request = MPI_REQUEST_NULL;
   };
   try {
-    for (const weft::Request& other : r.also) other.wait(timeout);
+    for (const weft::Request& other : r.extras().also) other.wait(timeout);
   } catch (...) {
     release();
     throw;
@@ -89,9 +89,9 @@ void complete(MPI_Request* request, MPI_Status* status, weft::Timeout timeout) {
     release();
     throw;
   }
-  if (r.finish) {
+  if (r.extras().finish) {
     try {
-      r.finish();
+      r.extras().finish();
     } catch (...) {
       release();
       throw;
@@ -153,12 +153,12 @@ WEFT_MPI_ALIAS(Test)
 int PMPI_Request_free(MPI_Request* request) {
   return mpi_call("MPI_Request_free", weft::mpi::comm_of_request(*request), [&] {
     MPI_ABI_Request& r = weft::mpi::request_of(*request);
-    if (r.generalized) return weft::mpi::free_grequest(request);
+    if (r.extras().generalized) return weft::mpi::free_grequest(request);
     // The operation goes on; MPI_Finalize waits for it if nobody else does.
     if (r.request.valid() && !r.request.is_completed()) {
       weft::mpi::library().detached.push_back(r.request);
     }
-    for (const weft::Request& other : r.also) {
+    for (const weft::Request& other : r.extras().also) {
       if (!other.is_completed()) weft::mpi::library().detached.push_back(other);
     }
     r.magic = 0;
@@ -192,10 +192,10 @@ int PMPI_Cancel(MPI_Request* request) {
       throw MpiError(MPI_ERR_REQUEST,
                      "a non-blocking collective cannot be cancelled (the standard forbids it)");
     }
-    if (r.restart && !r.active) {
+    if (r.extras().restart && !r.active) {
       throw MpiError(MPI_ERR_REQUEST, "the persistent request is not active");
     }
-    if (r.generalized) weft::mpi::cancel_grequest(*r.generalized);
+    if (r.extras().generalized) weft::mpi::cancel_grequest(*r.extras().generalized);
     if (r.request.valid()) r.request.cancel();
   });
 }

@@ -75,7 +75,7 @@ int issend(const char* function, const void* buf, MPI_Count count, MPI_Datatype 
     weft::Request sent =
         synchronous_send(buf, count, datatype, dest, tag, comm_of(comm), &keep_alive);
     auto* r = new MPI_ABI_Request();
-    r->keep_alive = keep_alive;
+    r->more().keep_alive = keep_alive;
     r->comm = comm;
     r->proc_null = !sent.valid();
     r->request = sent;

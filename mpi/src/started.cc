@@ -43,8 +43,8 @@ MPI_Request as_request(Started started, MPI_Comm comm) {
     if (started.finish) started.finish();
     r->proc_null = true;
   } else {
-    r->finish = std::move(started.finish);
-    r->keep_alive = std::move(started.keep_alive);
+    r->more().finish = std::move(started.finish);
+    r->more().keep_alive = std::move(started.keep_alive);
   }
   return r;
 }

@@ -2,6 +2,7 @@
 
 #include "p2p/engine.h"
 #include "runtime/api/argument_checks.h"
+#include "runtime/api/prechecked_p2p.h"
 #include "runtime/context.h"
 #include "runtime/device_interface.h"
 #include "weft/error.h"
@@ -79,9 +80,9 @@ Checked validate_probe(const char* op, RankArgument src, int tag, const Group& g
   return {check.group(), in_group};
 }
 
-void send_to(const Tensor& tensor, RankArgument dst_rank, int tag, const Group& group,
-             Timeout timeout) {
-  auto [g, dst] = validate("send", tensor, dst_rank, false, tag, group, "dst");
+// The calls past their checks: what the public API and the MPI layer's plain messages
+// (runtime/api/prechecked_p2p.h) share.
+void send_resolved(const GroupPtr& g, const Tensor& tensor, int dst, int tag, Timeout timeout) {
   if (runtime::on_device(tensor)) [[unlikely]] {
     // The staged copy lives until the call returns, after which weft never reads it.
     runtime::DeviceLayer::StagedMessage staged = runtime::device_layer().stage_send(tensor);
@@ -92,9 +93,8 @@ void send_to(const Tensor& tensor, RankArgument dst_rank, int tag, const Group& 
   finish(engine.isend(g, tensor, dst, tag, false), timeout);
 }
 
-RecvResult recv_from(const Tensor& tensor, RankArgument src_rank, int tag, const Group& group,
-                     Timeout timeout) {
-  auto [g, src] = validate("recv", tensor, src_rank, true, tag, group, "src");
+RecvResult recv_resolved(const GroupPtr& g, const Tensor& tensor, int src, int tag,
+                         Timeout timeout) {
   if (runtime::on_device(tensor)) [[unlikely]] {
     runtime::DeviceLayer& layer = runtime::device_layer();
     runtime::DeviceLayer::StagedMessage staged = layer.stage_receive(tensor);
@@ -109,13 +109,11 @@ RecvResult recv_from(const Tensor& tensor, RankArgument src_rank, int tag, const
                                                timeout.count() >= 0 ? timeout : g->timeout);
 }
 
-Request isend_to(const Tensor& tensor, RankArgument dst_rank, int tag, const Group& group,
-                 bool synchronous) {
-  const char* op = synchronous ? "issend" : "isend";
-  auto [g, dst] = validate(op, tensor, dst_rank, false, tag, group, "dst");
+Request isend_resolved(const GroupPtr& g, const Tensor& tensor, int dst, int tag,
+                       bool synchronous) {
   if (runtime::on_device(tensor)) [[unlikely]]
     return staged_isend(g, tensor, dst, tag, synchronous);
-  p2p::Engine& engine = *runtime::context(op).engine;
+  p2p::Engine& engine = *runtime::context(synchronous ? "issend" : "isend").engine;
   // A small message the link takes now needs no request: what streams of small sends
   // cost per message is mostly the request's life cycle.
   if (!synchronous && engine.send_eagerly_now(*g, tensor, dst, tag)) {
@@ -124,12 +122,35 @@ Request isend_to(const Tensor& tensor, RankArgument dst_rank, int tag, const Gro
   return runtime::Handles::request(engine.isend(g, tensor, dst, tag, true, synchronous));
 }
 
-Request irecv_from(const Tensor& tensor, RankArgument src_rank, int tag, const Group& group) {
-  auto [g, src] = validate("irecv", tensor, src_rank, true, tag, group, "src");
+Request irecv_resolved(const GroupPtr& g, const Tensor& tensor, int src, int tag) {
   if (runtime::on_device(tensor)) [[unlikely]]
     return staged_irecv(g, tensor, src, tag);
   return runtime::Handles::request(
       runtime::context("irecv").engine->irecv(g, tensor, src, tag, true));
+}
+
+void send_to(const Tensor& tensor, RankArgument dst_rank, int tag, const Group& group,
+             Timeout timeout) {
+  auto [g, dst] = validate("send", tensor, dst_rank, false, tag, group, "dst");
+  send_resolved(g, tensor, dst, tag, timeout);
+}
+
+RecvResult recv_from(const Tensor& tensor, RankArgument src_rank, int tag, const Group& group,
+                     Timeout timeout) {
+  auto [g, src] = validate("recv", tensor, src_rank, true, tag, group, "src");
+  return recv_resolved(g, tensor, src, tag, timeout);
+}
+
+Request isend_to(const Tensor& tensor, RankArgument dst_rank, int tag, const Group& group,
+                 bool synchronous) {
+  const char* op = synchronous ? "issend" : "isend";
+  auto [g, dst] = validate(op, tensor, dst_rank, false, tag, group, "dst");
+  return isend_resolved(g, tensor, dst, tag, synchronous);
+}
+
+Request irecv_from(const Tensor& tensor, RankArgument src_rank, int tag, const Group& group) {
+  auto [g, src] = validate("irecv", tensor, src_rank, true, tag, group, "src");
+  return irecv_resolved(g, tensor, src, tag);
 }
 
 std::optional<ProbeResult> iprobe_from(RankArgument src_rank, int tag, const Group& group) {
@@ -247,3 +268,31 @@ Request imrecv(const Tensor& tensor, MatchedMessage message, const Group& group)
 }
 
 }  // namespace weft
+
+namespace weft::runtime {
+
+// The group's matching space: resolve_group's checks (the runtime is up, the group not
+// destroyed) without the rest of a Checker's, which the caller has made.
+static const GroupPtr& messages_of(const Group& group, const char* op) {
+  return resolve_group(group, op)->messages;
+}
+
+void send_prechecked(const Tensor& tensor, int dst, int tag, const Group& group) {
+  const GroupPtr& g = messages_of(group, "send");
+  send_resolved(g, tensor, dst, tag, g->timeout);
+}
+
+RecvResult recv_prechecked(const Tensor& tensor, int src, int tag, const Group& group) {
+  const GroupPtr& g = messages_of(group, "recv");
+  return recv_resolved(g, tensor, src, tag, g->timeout);
+}
+
+Request isend_prechecked(const Tensor& tensor, int dst, int tag, const Group& group) {
+  return isend_resolved(messages_of(group, "isend"), tensor, dst, tag, false);
+}
+
+Request irecv_prechecked(const Tensor& tensor, int src, int tag, const Group& group) {
+  return irecv_resolved(messages_of(group, "irecv"), tensor, src, tag);
+}
+
+}  // namespace weft::runtime
