@@ -32,6 +32,9 @@ const std::vector<Variable>& weft_variables() {
       {"WEFT_IB_REG_CACHE_ENTRIES", "256", "registrations kept at most with WEFT_IB_REG_CACHE=1"},
       {"WEFT_IB_REG_CACHE_BYTES", "1G",
        "memory the registrations kept with WEFT_IB_REG_CACHE=1 cover at most"},
+      {"WEFT_IB_GPUDIRECT", "auto",
+       "how device memory would reach a verbs adapter: auto (GPUDirect RDMA by dma-buf, else "
+       "by nvidia_peermem, else staged through host memory) or off (always staged)"},
       {"WEFT_SHM_ARENA_BYTES", "512K",
        "each of a rank's two staging buffers in a group's shared-memory arena (intra-node "
        "collectives); 0 turns it off"},

@@ -41,6 +41,14 @@ struct AllocationRange {
   uint64_t size = 0;
 };
 
+// A range of device memory exported as a dma-buf, for GPUDirect RDMA by dma-buf
+// (transport/ib/gpudirect.h).
+struct DmaBufRange {
+  int fd = -1;                // a new descriptor, which the caller closes
+  std::byte* base = nullptr;  // the range exported: whole host pages
+  uint64_t bytes = 0;
+};
+
 // A stream or an event of one device; `native` is the runtime's own handle (a
 // cudaStream_t, a cudaEvent_t). A null stream is the device's default stream.
 struct Stream {
@@ -93,6 +101,12 @@ class DeviceRuntime {
   virtual IpcMemHandle export_memory(const void* base, int device) = 0;
   virtual void* open_memory(const IpcMemHandle& handle, int device) = 0;
   virtual void close_memory(void* base, int device) = 0;
+
+  // GPUDirect RDMA by dma-buf: why `device`'s memory cannot be exported as a dma-buf (a
+  // driver without the call, a device without support); empty when it can.
+  virtual std::string why_no_dma_buf(int device) = 0;
+  // [p, p + bytes) of `device`'s memory, widened to whole host pages, as a dma-buf.
+  virtual DmaBufRange export_dma_buf(const void* p, uint64_t bytes, int device) = 0;
 
   virtual void* allocate_device(uint64_t bytes, int device) = 0;
   virtual void free_device(void* p, int device) = 0;

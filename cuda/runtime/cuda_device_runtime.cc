@@ -8,6 +8,7 @@
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cuda_runtime_api.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
@@ -99,6 +100,37 @@ const DriverCalls& driver_calls() {
     find("cuGetErrorString", reinterpret_cast<void**>(&calls.get_error_string), 6000);
   });
   if (error != cudaSuccess) fail(error, "cudaGetDriverEntryPointByVersion(" + failed_symbol + ")");
+  return calls;
+}
+
+// The driver calls of GPUDirect RDMA by dma-buf, looked up as those above but optional:
+// a driver before CUDA 11.7 lacks cuMemGetHandleForAddressRange, and then device memory
+// is registered another way (or staged), which `why_not` says.
+struct DmaBufCalls {
+  PFN_cuMemGetHandleForAddressRange_v11070 get_handle = nullptr;
+  PFN_cuDeviceGetAttribute_v2000 get_attribute = nullptr;
+  std::string why_not;
+};
+
+const DmaBufCalls& dma_buf_calls() {
+  static const DmaBufCalls calls = [] {
+    DmaBufCalls c;
+    const auto find = [&c](const char* symbol, void** fn, unsigned version) {
+      cudaDriverEntryPointQueryResult found{};
+      const cudaError_t e =
+          cudaGetDriverEntryPointByVersion(symbol, fn, version, cudaEnableDefault, &found);
+      if (e != cudaSuccess || found != cudaDriverEntryPointSuccess) {
+        cudaGetLastError();
+        if (c.why_not.empty()) {
+          c.why_not = std::string("the CUDA driver has no ") + symbol +
+                      (e != cudaSuccess ? std::string(" (") + cudaGetErrorString(e) + ")" : "");
+        }
+      }
+    };
+    find("cuMemGetHandleForAddressRange", reinterpret_cast<void**>(&c.get_handle), 11070);
+    find("cuDeviceGetAttribute", reinterpret_cast<void**>(&c.get_attribute), 2000);
+    return c;
+  }();
   return calls;
 }
 
@@ -228,6 +260,40 @@ class CudaDeviceRuntime final : public DeviceRuntime {
   void close_memory(void* base, int device) override {
     use_device(device);
     check(cudaIpcCloseMemHandle(base), "cudaIpcCloseMemHandle");
+  }
+
+  std::string why_no_dma_buf(int device) override {
+    const DmaBufCalls& dma = dma_buf_calls();
+    if (!dma.why_not.empty()) return dma.why_not;
+    int supported = 0;
+    // A CUdevice is the runtime's device ordinal.
+    if (const CUresult r =
+            dma.get_attribute(&supported, CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, device);
+        r != CUDA_SUCCESS) {
+      return "cuDeviceGetAttribute(CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, cuda:" +
+             std::to_string(device) + "): " + driver_error(driver_calls(), r);
+    }
+    return supported ? "" : "cuda:" + std::to_string(device) + " does not support dma-buf";
+  }
+
+  DmaBufRange export_dma_buf(const void* p, uint64_t bytes, int device) override {
+    const DmaBufCalls& dma = dma_buf_calls();
+    if (!dma.why_not.empty()) throw Error(ErrorCode::kState, dma.why_not);
+    use_device(device);
+    // The driver takes whole host pages only.
+    const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+    const auto first = reinterpret_cast<uintptr_t>(p) & ~(page - 1);
+    const auto end = (reinterpret_cast<uintptr_t>(p) + bytes + page - 1) & ~(page - 1);
+    int fd = -1;
+    if (const CUresult r = dma.get_handle(&fd, static_cast<CUdeviceptr>(first), end - first,
+                                          CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0);
+        r != CUDA_SUCCESS) {
+      throw Error(ErrorCode::kInternal,
+                  "cuMemGetHandleForAddressRange(" + hex(reinterpret_cast<void*>(first)) + ", " +
+                      std::to_string(end - first) +
+                      " bytes, DMA_BUF_FD): " + driver_error(driver_calls(), r));
+    }
+    return {fd, reinterpret_cast<std::byte*>(first), end - first};
   }
 
   void* allocate_device(uint64_t bytes, int device) override {

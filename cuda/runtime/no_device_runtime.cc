@@ -25,6 +25,8 @@ class NoDeviceRuntime final : public DeviceRuntime {
   IpcMemHandle export_memory(const void*, int) override { refuse(); }
   void* open_memory(const IpcMemHandle&, int) override { refuse(); }
   void close_memory(void*, int) override { refuse(); }
+  std::string why_no_dma_buf(int) override { return kNoCuda; }
+  DmaBufRange export_dma_buf(const void*, uint64_t, int) override { refuse(); }
   void* allocate_device(uint64_t, int) override { refuse(); }
   void free_device(void*, int) override { refuse(); }
   void* allocate_pinned(uint64_t) override { refuse(); }

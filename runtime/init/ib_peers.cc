@@ -5,10 +5,12 @@
 
 #include "base/env.h"
 #include "base/log.h"
+#include "base/numa_node.h"
 #include "base/wire.h"
 #include "transport/ib/devices.h"
 #include "transport/ib/gid_choice.h"
 #include "transport/ib/link_wire.h"
+#include "transport/ib/port_choice.h"
 #include "weft/error.h"
 
 namespace weft::runtime {
@@ -109,6 +111,17 @@ std::optional<EndpointAddress> endpoint_for(const std::string& bytes, int owner,
   return std::nullopt;
 }
 
+// The rank's index among the ranks of its host, counted as the host layouts of groups
+// count hosts (one machine and network namespace), so that the ranks of a host take
+// the ports near them in turn.
+int local_index(const std::vector<PeerRecord>& records, int rank) {
+  int index = 0;
+  for (int r = 0; r < rank; ++r) {
+    index += records[r].host.shares_network_with(records[rank].host) ? 1 : 0;
+  }
+  return index;
+}
+
 }  // namespace
 
 IbOptions ib_options_from_env() {
@@ -154,17 +167,24 @@ void IbPeers::open_port() {
   }
   std::string why;
   const transport::ib::VerbsApi* api = transport::ib::verbs_api(&why);
-  for (const transport::ib::DeviceReport& d : report.devices) {
-    for (const transport::ib::PortReport& p : d.ports) {
-      if (!p.usable()) continue;
-      try {
-        context_ = transport::ib::VerbsContext::open(*api, d.name, static_cast<uint8_t>(p.port),
-                                                     p.gid.index, options_.registrations);
-        return;
-      } catch (const Error& e) {
-        no_port_ += (no_port_.empty() ? "" : "; ") + std::string(e.what());
-      }
+  const base::NumaPlacement numa = base::calling_thread_numa_placement();
+  const transport::ib::PortChoice choice =
+      transport::ib::choose_port(report, {numa.node, local_index(records_, rank_)});
+  for (const transport::ib::PortRef& ref : choice.order) {
+    const transport::ib::DeviceReport& d = report.devices[ref.device];
+    const transport::ib::PortReport& p = d.ports[ref.port];
+    try {
+      context_ = transport::ib::VerbsContext::open(*api, d.name, static_cast<uint8_t>(p.port),
+                                                   p.gid.index, options_.registrations);
+    } catch (const Error& e) {
+      no_port_ += (no_port_.empty() ? "" : "; ") + std::string(e.what());
+      continue;
     }
+    WEFT_LOG(INFO) << "rank " << rank_ << ": verbs port " << transport::ib::port_label(report, ref)
+                   << ", since " << choice.why << " (this rank: " << numa.how << ")"
+                   << (no_port_.empty() ? "" : "; the ports before it failed: " + no_port_);
+    no_port_.clear();
+    return;
   }
 }
 

@@ -7,13 +7,16 @@
 //      connections, the peers connected on first use stay on tcp), and either rank
 //      named ib in WEFT_TRANSPORTS or the two are on different hosts (or network
 //      namespaces). Every input is known to both ranks, so both decide alike.
-//   2. A rank with candidates opens its first usable port (WEFT_IB_HCA,
-//      WEFT_IB_GID_INDEX) once, with its protection domain, and publishes the port's
-//      address, or why it has none. A rank without candidates loads nothing.
-//   3. A candidate pair uses verbs when both have a port and the ports share a fabric:
-//      the same link layer; on InfiniBand the same subnet prefix; on RoCE the same
-//      version, and for v1 or IPv6 GIDs the same /64 prefix (RoCE v2 over IPv4 is
-//      routed, as TCP is). Otherwise one INFO line says why, and it uses tcp.
+//   2. A rank with candidates opens one usable port (WEFT_IB_HCA, WEFT_IB_GID_INDEX)
+//      once, with its protection domain: one near the NUMA node it runs on, and among
+//      those equally near, the rail of its index on its host (transport/ib/port_choice.h;
+//      an INFO line says which and why). It publishes the port's address, or why it has
+//      none. A rank without candidates loads nothing.
+//   3. A candidate pair uses verbs when both have a port and the ports share a fabric,
+//      whichever rails they are: the same link layer; on InfiniBand the same subnet
+//      prefix; on RoCE the same version, and for v1 or IPv6 GIDs the same /64 prefix
+//      (RoCE v2 over IPv4 is routed, as TCP is). Otherwise one INFO line says why, and
+//      it uses tcp.
 //   4. Each rank makes one queue pair per verbs peer, its receives posted, publishes
 //      their numbers, connects each to its peer's (RTR, RTS) and says so; a rank
 //      returns only once its verbs peers have all said so, so no first SEND meets a

@@ -190,6 +190,14 @@ void FakeDeviceRuntime::close_memory(void* base, int device) {
   fail("close_memory: not an opened handle");
 }
 
+std::string FakeDeviceRuntime::why_no_dma_buf(int) {
+  return "the fake device runtime's memory is host memory, not a dma-buf";
+}
+
+cuda::DmaBufRange FakeDeviceRuntime::export_dma_buf(const void*, uint64_t, int) {
+  fail("export_dma_buf: " + why_no_dma_buf(0));
+}
+
 void* FakeDeviceRuntime::allocate_device(uint64_t bytes, int device) {
   if (device < 0 || device >= devices_)
     fail("allocate_device: no device " + std::to_string(device));

@@ -42,6 +42,10 @@ class FakeDeviceRuntime : public cuda::DeviceRuntime {
   cuda::IpcMemHandle export_memory(const void* base, int device) override;
   void* open_memory(const cuda::IpcMemHandle& handle, int device) override;
   void close_memory(void* base, int device) override;
+  // Its "device memory" is host memory (a memfd), no dma-buf: GPUDirect RDMA by dma-buf is
+  // never chosen over it, and device buffers are staged (transport/ib/gpudirect.h).
+  std::string why_no_dma_buf(int device) override;
+  cuda::DmaBufRange export_dma_buf(const void* p, uint64_t bytes, int device) override;
   void* allocate_device(uint64_t bytes, int device) override;
   void free_device(void* p, int device) override;
   void* allocate_pinned(uint64_t bytes) override;

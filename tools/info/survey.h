@@ -20,8 +20,9 @@ InfoNode survey_topology();
 InfoNode survey_transports();
 
 // InfiniBand and RoCE verbs: libibverbs loaded or why not, WEFT_IB_HCA's selection, each
-// device with its ports (state, link layer, LID, GIDs, the GID weft would use, whether
-// weft could use the port and why not), and why none is usable.
+// device with its NUMA node and ports (state, link layer, LID, GIDs, the GID weft would
+// use, whether weft could use the port and why not), and why none is usable, or else
+// the port the first rank on this host would take, bound as this process is.
 InfoNode survey_verbs();
 
 // The environment variables weft and the launchers it recognises read, as set now.

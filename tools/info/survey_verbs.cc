@@ -1,7 +1,9 @@
 #include <string>
 
+#include "base/numa_node.h"
 #include "tools/info/survey.h"
 #include "transport/ib/devices.h"
+#include "transport/ib/port_choice.h"
 #include "weft/error.h"
 
 namespace weft::info {
@@ -33,6 +35,7 @@ InfoNode describe_port(const PortReport& p) {
 InfoNode describe_device(const DeviceReport& d) {
   InfoNode device;
   device.add("name", d.name);
+  device.add("numa node", d.numa_node >= 0 ? InfoNode(d.numa_node) : InfoNode("unknown"));
   if (!d.error.empty()) device.add("error", d.error);
   InfoNode ports = InfoNode::list();
   for (const PortReport& p : d.ports) ports.push(describe_port(p));
@@ -67,6 +70,13 @@ InfoNode survey_verbs() {
   verbs.add("devices", std::move(devices));
   if (report.usable()) {
     verbs.add("usable", report.summary());
+    // What a job's first rank on this host would take, bound as this process is (the
+    // others take the rails after it: runtime/init/ib_peers.cc).
+    const base::NumaPlacement numa = base::calling_thread_numa_placement();
+    const transport::ib::PortChoice choice = transport::ib::choose_port(report, {numa.node, 0});
+    verbs.add("this process", numa.how);
+    verbs.add("port of local rank 0",
+              transport::ib::port_label(report, choice.order.front()) + ", since " + choice.why);
   } else {
     verbs.add("why none", report.why_none);
   }

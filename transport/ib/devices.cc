@@ -65,6 +65,7 @@ DeviceReport probe_device(const VerbsApi& api, ibv_device* device, const ProbeOp
   DeviceReport report;
   const char* name = api.get_device_name(device);
   report.name = name ? name : "?";
+  if (api.device_numa_node != nullptr) report.numa_node = api.device_numa_node(device);
   if (!options.hca.may_select(report.name)) {
     report.error = left_out(options.hca);
     return report;
@@ -119,7 +120,8 @@ std::string VerbsReport::summary() const {
       if (!p.usable()) continue;
       line += (line.empty() ? "" : ", ") + d.name + " port " + std::to_string(p.port) + " (" +
               p.link_layer + (p.link_layer == "Ethernet" ? "" : ", LID " + std::to_string(p.lid)) +
-              ", GID " + std::to_string(p.gid.index) + ": " + p.gid.how + ")";
+              ", GID " + std::to_string(p.gid.index) + ": " + p.gid.how +
+              (d.numa_node >= 0 ? ", NUMA node " + std::to_string(d.numa_node) : "") + ")";
     }
   }
   return line;

@@ -1,8 +1,8 @@
-// What verbs devices this host has, as weft would use them: each device's ports with
-// their state, link layer, LID and GIDs, which ports WEFT_IB_HCA selects and which GID
-// weft would address each by, or why there are none. weft-info shows the report, and
-// init reads it when WEFT_TRANSPORTS names ib. Probing opens each device and closes it
-// again; nothing stays open.
+// What verbs devices this host has, as weft would use them: each device's NUMA node and
+// ports with their state, link layer, LID and GIDs, which ports WEFT_IB_HCA selects and
+// which GID weft would address each by, or why there are none. weft-info shows the
+// report, and init reads it when some peer may use verbs (port_choice.h takes a port
+// from it). Probing opens each device and closes it again; nothing stays open.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +37,9 @@ struct PortReport {
 
 struct DeviceReport {
   std::string name;
+  // The NUMA node the device is attached to, and so every port of it; -1 when unknown,
+  // which counts as near every rank (port_choice.h).
+  int numa_node = -1;
   std::string error;  // why its ports were not listed: left out by WEFT_IB_HCA, or
                       // "ibv_open_device failed: ..."
   std::vector<PortReport> ports;
@@ -47,7 +50,7 @@ struct VerbsReport {
   std::string why_none;  // empty when some port is usable
   bool usable() const { return why_none.empty(); }
   // The usable ports in one line ("mlx5_0 port 1 (Ethernet, GID 3: RoCE v2,
-  // IPv4-mapped)"), or why there are none.
+  // IPv4-mapped, NUMA node 1)", the node only where known), or why there are none.
   std::string summary() const;
 };
 

@@ -7,9 +7,11 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <limits>
 
 #include "base/deadline.h"
 #include "base/log.h"
+#include "transport/ib/gpudirect.h"
 #include "transport/ib/wc_status.h"
 #include "weft/error.h"
 
@@ -22,8 +24,12 @@ using transport::FrameHeader;
 constexpr auto kWriteWait = std::chrono::seconds(30);
 // The access a receive target is registered with.
 constexpr int kTargetAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
-// A scatter/gather entry's length is 32 bits.
+// The most one RDMA WRITE carries, whatever IbLinkOptions::write_bytes asks: a
+// scatter/gather entry's length is 32 bits, and no adapter's max_msg_sz (which lowers
+// it further, below) is more than 2 GiB. A payload of any 64-bit length goes in chunks
+// of at most this.
 constexpr uint64_t kMaxSge = uint64_t{1} << 31;
+static_assert(kMaxSge <= std::numeric_limits<decltype(ibv_sge::length)>::max());
 
 std::string errno_text(int error) { return error != 0 ? std::strerror(error) : "no reason given"; }
 
@@ -39,6 +45,10 @@ IbLink::IbLink(int peer, base::Fd socket, transport::LinkHandler& handler,
       api_(context_.api()),
       options_(options),
       credits_(endpoint_->options().receives, endpoint_->remote().receives) {
+  // Once per process, with the first link: how device memory would reach the adapter
+  // (its INFO line; docs/ARCHITECTURE.md, "Verbs"). First, so that a malformed
+  // WEFT_IB_GPUDIRECT throws before the link has attached anything.
+  process_gpudirect_choice(api_);
   base::set_nonblocking(socket_.get(), true);
   base::set_nodelay(socket_.get());
   eager_bytes_ =

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <string>
 
 namespace weft::transport::ib::own {
@@ -56,6 +57,13 @@ int query_gid_type(ibv_context* context, uint8_t port, int index, ibv_gid_type* 
     return -1;
   }
   return 0;
+}
+
+int device_numa_node(ibv_device* device) {
+  std::ifstream in(std::string("/sys/class/infiniband/") + device->name + "/device/numa_node");
+  int node = -1;
+  if (!(in >> node) || node < 0) return -1;
+  return node;
 }
 
 int poll_cq(ibv_cq* cq, int num_entries, ibv_wc* wc) { return ibv_poll_cq(cq, num_entries, wc); }

@@ -1,7 +1,7 @@
 // The entries of the system's VerbsApi that are weft's own functions: verbs the header
 // defines as inline code rather than as functions the library exports, and the GID type
-// as the kernel publishes it. None of them names a symbol of libibverbs, so libweft
-// links without it.
+// and the device's NUMA node as the kernel publishes them. None of them names a symbol
+// of libibverbs, so libweft links without it.
 #pragma once
 
 #include <infiniband/verbs.h>
@@ -22,6 +22,11 @@ int query_port(ibv_context* context, uint8_t port, ibv_port_attr* attr);
 // /sys/class/infiniband/DEVICE/ports/PORT/gid_attrs/types/INDEX: "RoCE v2" or
 // "IB/RoCE v1". 0, or -1 with errno set (ENOENT for an index without a GID).
 int query_gid_type(ibv_context* context, uint8_t port, int index, ibv_gid_type* type);
+
+// /sys/class/infiniband/DEVICE/device/numa_node: the node of the PCI device behind it.
+// -1 when the kernel does not know (it writes -1 itself on machines without NUMA
+// information), or the file is missing or unreadable (a software device has none).
+int device_numa_node(ibv_device* device);
 
 // The header's inline data path, calling through the context's ops.
 int poll_cq(ibv_cq* cq, int num_entries, ibv_wc* wc);

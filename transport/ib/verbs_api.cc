@@ -25,6 +25,7 @@ static_assert(same_type<decltype(VerbsApi::alloc_pd), decltype(&::ibv_alloc_pd)>
 static_assert(same_type<decltype(VerbsApi::dealloc_pd), decltype(&::ibv_dealloc_pd)>);
 static_assert(same_type<decltype(VerbsApi::reg_mr), decltype(&::ibv_reg_mr)>);
 static_assert(same_type<decltype(VerbsApi::dereg_mr), decltype(&::ibv_dereg_mr)>);
+static_assert(same_type<decltype(VerbsApi::reg_dmabuf_mr), decltype(&::ibv_reg_dmabuf_mr)>);
 static_assert(
     same_type<decltype(VerbsApi::create_comp_channel), decltype(&::ibv_create_comp_channel)>);
 static_assert(
@@ -85,9 +86,13 @@ LoadedVerbs load_system_verbs(const char* library) {
     dlclose(handle);
     return loaded;
   }
+  // Optional: an older library lacks it, and only GPUDirect RDMA by dma-buf needs it.
+  api.reg_dmabuf_mr =
+      reinterpret_cast<decltype(api.reg_dmabuf_mr)>(dlsym(handle, "ibv_reg_dmabuf_mr"));
   own::set_exported_query_port(exported_query_port);
   api.query_port = own::query_port;
   api.query_gid_type = own::query_gid_type;
+  api.device_numa_node = own::device_numa_node;
   api.poll_cq = own::poll_cq;
   api.post_send = own::post_send;
   api.post_recv = own::post_recv;

@@ -38,12 +38,21 @@ struct VerbsApi {
   // with errno set.
   int (*query_gid_type)(ibv_context* context, uint8_t port, int index,
                         ibv_gid_type* type) = nullptr;
+  // weft's own: the NUMA node the device is attached to, -1 when unknown, for taking the
+  // port nearest a rank. The system table reads what the kernel publishes in sysfs, as
+  // hwloc does. A test's table may leave it null: every device's node is then unknown.
+  int (*device_numa_node)(ibv_device* device) = nullptr;
   ibv_pd* (*alloc_pd)(ibv_context* context) = nullptr;
   int (*dealloc_pd)(ibv_pd* pd) = nullptr;
   // The exported ibv_reg_mr, which the header's macro calls unless the access flags ask
   // for IBV_ACCESS_OPTIONAL_RANGE (weft does not).
   ibv_mr* (*reg_mr)(ibv_pd* pd, void* addr, size_t length, int access) = nullptr;
   int (*dereg_mr)(ibv_mr* mr) = nullptr;
+  // Optional: null where libibverbs predates it (rdma-core 34 added it). GPUDirect RDMA
+  // by dma-buf registers device memory through it (gpudirect.h); without it device
+  // memory takes another path, and nothing else needs it.
+  ibv_mr* (*reg_dmabuf_mr)(ibv_pd* pd, uint64_t offset, size_t length, uint64_t iova, int fd,
+                           int access) = nullptr;
   ibv_comp_channel* (*create_comp_channel)(ibv_context* context) = nullptr;
   int (*destroy_comp_channel)(ibv_comp_channel* channel) = nullptr;
   ibv_cq* (*create_cq)(ibv_context* context, int cqe, void* cq_context, ibv_comp_channel* channel,

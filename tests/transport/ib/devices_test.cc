@@ -2,7 +2,7 @@
 // there are none, never a crash), and on fake devices installed in its place: ports
 // listed with state, link layer, LID and GIDs; WEFT_IB_HCA's selection and exclusion;
 // the GID chosen (RoCE v2 IPv4-mapped by default, WEFT_IB_GID_INDEX when set); devices
-// that fail; malformed variables refused naming the variable.
+// that fail; each device's NUMA node; malformed variables refused naming the variable.
 #include "transport/ib/devices.h"
 
 #include <gtest/gtest.h>
@@ -157,6 +157,18 @@ TEST(Devices, HcaSelectsDevicesAndPorts) {
   EXPECT_EQ(probe_verbs_devices(fake.api(), options).summary(),
             "mlx5_0 port 1 (Ethernet, GID 3: RoCE v2, IPv4-mapped), mlx5_0 port 2 (Ethernet, GID "
             "3: RoCE v2, IPv4-mapped)");
+}
+
+TEST(Devices, EachDeviceCarriesItsNumaNodeWhereKnown) {
+  FakeDevice near{"mlx5_0", {roce_port()}};
+  near.numa_node = 1;
+  FakeVerbs fake({near, {"mlx5_1", {roce_port()}}});
+  const VerbsReport report = probe_verbs_devices(fake.api(), {});
+  EXPECT_EQ(report.devices[0].numa_node, 1);
+  EXPECT_EQ(report.devices[1].numa_node, -1);
+  EXPECT_EQ(report.summary(),
+            "mlx5_0 port 1 (Ethernet, GID 3: RoCE v2, IPv4-mapped, NUMA node 1), mlx5_1 port 1 "
+            "(Ethernet, GID 3: RoCE v2, IPv4-mapped)");
 }
 
 TEST(Devices, NoDevicesIsAReason) {

@@ -72,6 +72,9 @@ struct FakeCalls {
     --fake().open_lists_;
   }
   static const char* get_device_name(ibv_device* device) { return device->name; }
+  static int device_numa_node(ibv_device* device) {
+    return fake().devices_[device - fake().ibv_devices_.data()].numa_node;
+  }
   static ibv_context* open_device(ibv_device* device) {
     FakeVerbs& f = fake();
     const size_t index = device - f.ibv_devices_.data();
@@ -142,6 +145,7 @@ FakeVerbs::FakeVerbs(std::vector<FakeDevice> devices) : devices_(std::move(devic
   api_.query_port = FakeCalls::query_port;
   api_.query_gid = FakeCalls::query_gid;
   api_.query_gid_type = FakeCalls::query_gid_type;
+  api_.device_numa_node = FakeCalls::device_numa_node;
   // What moves data is not faked yet: every call fails as a device without it would.
   api_.alloc_pd = [](ibv_context*) { return unsupported<ibv_pd>(); };
   api_.dealloc_pd = [](ibv_pd*) { return ENOSYS; };

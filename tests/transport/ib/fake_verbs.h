@@ -37,6 +37,7 @@ struct FakeDevice {
   std::string name;
   std::vector<FakePort> ports;
   bool open_fails = false;  // ibv_open_device fails with EACCES
+  int numa_node = -1;       // what device_numa_node answers
 };
 
 class FakeVerbs {

@@ -4,6 +4,7 @@
 // through the context as the header does.
 #include "transport/ib/verbs_api.h"
 
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <cerrno>
@@ -41,9 +42,23 @@ TEST(VerbsApi, SystemLibraryLoadsEveryEntryOrSaysWhy) {
   // The inline verbs are weft's own functions, not symbols of the library.
   EXPECT_EQ(api.query_port, &own::query_port);
   EXPECT_EQ(api.query_gid_type, &own::query_gid_type);
+  EXPECT_EQ(api.device_numa_node, &own::device_numa_node);
   EXPECT_EQ(api.poll_cq, &own::poll_cq);
   EXPECT_EQ(api.post_send, &own::post_send);
   EXPECT_EQ(api.post_recv, &own::post_recv);
+}
+
+// ibv_reg_dmabuf_mr is optional: rdma-core 34 added it, and a library without it still
+// loads (device memory then takes another path, gpudirect.h). This machine's has it
+// exactly when its header declares it, which the build requires.
+TEST(VerbsApi, DmaBufRegistrationIsLoadedWhereTheLibraryHasIt) {
+  const LoadedVerbs loaded = load_system_verbs();
+  if (!loaded.api) GTEST_SKIP() << loaded.why_not;
+  void* library = dlopen(weft::transport::ib::kLibibverbs, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(library, nullptr);
+  const bool exported = dlsym(library, "ibv_reg_dmabuf_mr") != nullptr;
+  dlclose(library);
+  EXPECT_EQ(loaded.api->reg_dmabuf_mr != nullptr, exported);
 }
 
 TEST(VerbsApi, MissingLibraryIsAReason) {
@@ -132,6 +147,12 @@ TEST(OwnVerbs, GidTypeOfADeviceSysfsDoesNotKnowIsAnError) {
   errno = 0;
   EXPECT_EQ(own::query_gid_type(&context, 1, 0, &type), -1);
   EXPECT_EQ(errno, ENOENT);
+}
+
+TEST(OwnVerbs, NumaNodeOfADeviceSysfsDoesNotKnowIsUnknown) {
+  ibv_device device{};
+  std::strcpy(device.name, "weft_test_none");
+  EXPECT_EQ(own::device_numa_node(&device), -1);
 }
 
 }  // namespace

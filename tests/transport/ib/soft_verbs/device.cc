@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "tests/transport/ib/soft_verbs/completion_queue.h"
+#include "tests/transport/ib/soft_verbs/device_list.h"
 #include "tests/transport/ib/soft_verbs/queue_pair.h"
 #include "tests/transport/ib/soft_verbs/soft_verbs.h"
 
@@ -23,18 +24,37 @@ constexpr uint64_t kNodeGuid = 0x02005eeffe000001;
 constexpr int kAllAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
                            IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
 
-ibv_device& the_device() {
-  static ibv_device device = [] {
-    ibv_device d{};
-    d.node_type = IBV_NODE_CA;
-    d.transport_type = IBV_TRANSPORT_IB;
-    std::snprintf(d.name, sizeof d.name, "%s", kDeviceName);
-    std::snprintf(d.dev_name, sizeof d.dev_name, "soft_uverbs0");
-    std::snprintf(d.dev_path, sizeof d.dev_path, "/sys/class/infiniband_verbs/soft_uverbs0");
-    std::snprintf(d.ibdev_path, sizeof d.ibdev_path, "/sys/class/infiniband/%s", kDeviceName);
-    return d;
-  }();
-  return device;
+std::vector<SoftDevice> make_devices(const std::vector<DeviceSpec>& specs) {
+  std::vector<SoftDevice> devices(specs.size());
+  for (size_t i = 0; i < specs.size(); ++i) {
+    SoftDevice& d = devices[i];
+    d.index = static_cast<int>(i);
+    d.numa_node = specs[i].numa_node;
+    d.ibv.node_type = IBV_NODE_CA;
+    d.ibv.transport_type = IBV_TRANSPORT_IB;
+    const char* name = specs[i].name.c_str();
+    std::snprintf(d.ibv.name, sizeof d.ibv.name, "%s", name);
+    std::snprintf(d.ibv.dev_name, sizeof d.ibv.dev_name, "soft_uverbs%zu", i);
+    std::snprintf(d.ibv.dev_path, sizeof d.ibv.dev_path,
+                  "/sys/class/infiniband_verbs/soft_uverbs%zu", i);
+    std::snprintf(d.ibv.ibdev_path, sizeof d.ibv.ibdev_path, "/sys/class/infiniband/%s", name);
+  }
+  return devices;
+}
+
+// The list's device behind `device`; nullptr for a handle it did not give out.
+const SoftDevice* soft_device_of(const ibv_device* device) {
+  const std::vector<SoftDevice>* devices = soft_devices();
+  if (devices == nullptr) return nullptr;
+  for (const SoftDevice& d : *devices) {
+    if (&d.ibv == device) return &d;
+  }
+  return nullptr;
+}
+
+const SoftDevice* device_of(Device& d, ibv_context* handle) {
+  Context* context = d.find(d.contexts, handle);
+  return context == nullptr ? nullptr : context->device;
 }
 
 // The first context of the process opens the fabric and the region table, and arms the
@@ -97,17 +117,45 @@ Device& device() {
   return *process_device;
 }
 
-ibv_gid port_gid(int index) {
+const std::vector<SoftDevice>* soft_devices() {
+  // Never destroyed: handles to these outlive every static of the process.
+  static const std::vector<SoftDevice>* const devices = []() -> std::vector<SoftDevice>* {
+    const char* text = std::getenv("WEFT_TEST_SOFT_VERBS_DEVICES");
+    std::string why;
+    const auto specs = parse_device_list(text ? text : "", &why);
+    if (!specs) {
+      refuse(EINVAL, why);
+      return nullptr;
+    }
+    return new std::vector<SoftDevice>(make_devices(*specs));
+  }();
+  return devices;
+}
+
+ibv_gid port_gid(int device, int index) {
   ibv_gid gid{};
+  const auto last = static_cast<uint8_t>(device + 1);
   if (index == 0) {
     const uint8_t link_local[16] = {0xfe, 0x80, 0, 0,    0,    0, 0, 0,
-                                    0x5e, 0xef, 0, 0xff, 0xfe, 0, 0, 1};
+                                    0x5e, 0xef, 0, 0xff, 0xfe, 0, 0, last};
     std::memcpy(gid.raw, link_local, sizeof gid.raw);
   } else if (index == 1) {
-    const uint8_t loopback_v4[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 127, 0, 0, 1};
+    const uint8_t loopback_v4[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 127, 0, 0, last};
     std::memcpy(gid.raw, loopback_v4, sizeof gid.raw);
   }
   return gid;
+}
+
+bool is_fabric_gid(const ibv_gid& gid) {
+  const std::vector<SoftDevice>* devices = soft_devices();
+  if (devices == nullptr) return false;
+  for (const SoftDevice& d : *devices) {
+    for (int i = 0; i < kGidTableLength; ++i) {
+      const ibv_gid known = port_gid(d.index, i);
+      if (std::memcmp(known.raw, gid.raw, sizeof gid.raw) == 0) return true;
+    }
+  }
+  return false;
 }
 
 std::string hex(uint64_t value) {
@@ -123,8 +171,20 @@ int64_t now_ns() {
 }
 
 ibv_device** get_device_list(int* num_devices) {
-  auto** list = new ibv_device* [2] { &the_device(), nullptr };
-  if (num_devices != nullptr) *num_devices = 1;
+  Device& d = device();
+  std::lock_guard lock(d.mutex);
+  const std::vector<SoftDevice>* devices = soft_devices();
+  if (devices == nullptr) {
+    errno = EINVAL;  // the reason was reported when the list was read
+    return nullptr;
+  }
+  auto** list = new ibv_device*[devices->size() + 1];
+  for (size_t i = 0; i < devices->size(); ++i) {
+    // The list is const for the process; the verbs signature is not.
+    list[i] = const_cast<ibv_device*>(&(*devices)[i].ibv);
+  }
+  list[devices->size()] = nullptr;
+  if (num_devices != nullptr) *num_devices = static_cast<int>(devices->size());
   return list;
 }
 
@@ -132,12 +192,23 @@ void free_device_list(ibv_device** list) { delete[] list; }
 
 const char* get_device_name(ibv_device* device) { return device->name; }
 
+int device_numa_node(ibv_device* dev) {
+  Device& d = device();
+  std::lock_guard lock(d.mutex);
+  const SoftDevice* soft = soft_device_of(dev);
+  return soft == nullptr ? -1 : soft->numa_node;
+}
+
 ibv_context* open_device(ibv_device* dev) {
   Device& d = device();
   std::lock_guard lock(d.mutex);
-  if (dev != &the_device()) return refuse_null<ibv_context>(ENODEV, "open_device: not softib0");
+  const SoftDevice* soft = soft_device_of(dev);
+  if (soft == nullptr) {
+    return refuse_null<ibv_context>(ENODEV, "open_device: not a device of the soft list");
+  }
   if (!open_process_state(d)) return nullptr;
   auto context = std::make_unique<Context>();
+  context->device = soft;
   context->ibv.device = dev;
   context->ibv.cmd_fd = -1;
   context->ibv.async_fd = -1;
@@ -177,12 +248,12 @@ int close_device(ibv_context* handle) {
 int query_device(ibv_context* handle, ibv_device_attr* attr) {
   Device& d = device();
   std::lock_guard lock(d.mutex);
-  if (d.find(d.contexts, handle) == nullptr)
-    return refuse(EINVAL, unknown_handle("query_device", "context"));
+  const SoftDevice* soft = device_of(d, handle);
+  if (soft == nullptr) return refuse(EINVAL, unknown_handle("query_device", "context"));
   *attr = {};
   std::snprintf(attr->fw_ver, sizeof attr->fw_ver, "soft 1.0");
-  attr->node_guid = htobe64(kNodeGuid);
-  attr->sys_image_guid = htobe64(kNodeGuid);
+  attr->node_guid = htobe64(kNodeGuid + static_cast<uint64_t>(soft->index));
+  attr->sys_image_guid = htobe64(kNodeGuid + static_cast<uint64_t>(soft->index));
   attr->max_mr_size = uint64_t{1} << 40;
   attr->page_size_cap = 4096;
   attr->max_qp = 1 << 16;
@@ -207,9 +278,11 @@ int query_device(ibv_context* handle, ibv_device_attr* attr) {
 int query_port(ibv_context* handle, uint8_t port, ibv_port_attr* attr) {
   Device& d = device();
   std::lock_guard lock(d.mutex);
-  if (d.find(d.contexts, handle) == nullptr)
-    return refuse(EINVAL, unknown_handle("query_port", "context"));
-  if (port != kPort) return refuse(EINVAL, "query_port: softib0 has port 1 only");
+  const SoftDevice* soft = device_of(d, handle);
+  if (soft == nullptr) return refuse(EINVAL, unknown_handle("query_port", "context"));
+  if (port != kPort) {
+    return refuse(EINVAL, std::string("query_port: ") + soft->ibv.name + " has port 1 only");
+  }
   *attr = {};
   attr->state = IBV_PORT_ACTIVE;
   attr->max_mtu = kActiveMtu;
@@ -230,13 +303,13 @@ int query_port(ibv_context* handle, uint8_t port, ibv_port_attr* attr) {
 int query_gid(ibv_context* handle, uint8_t port, int index, ibv_gid* gid) {
   Device& d = device();
   std::lock_guard lock(d.mutex);
-  if (d.find(d.contexts, handle) == nullptr || port != kPort || index < 0 ||
-      index >= kGidTableLength) {
+  const SoftDevice* soft = device_of(d, handle);
+  if (soft == nullptr || port != kPort || index < 0 || index >= kGidTableLength) {
     refuse(EINVAL,
            "query_gid: no GID " + std::to_string(index) + " on port " + std::to_string(port));
     return -1;
   }
-  *gid = port_gid(index);
+  *gid = port_gid(soft->index, index);
   return 0;
 }
 

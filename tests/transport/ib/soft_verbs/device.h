@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "tests/transport/ib/soft_verbs/fabric.h"
 #include "tests/transport/ib/soft_verbs/faults.h"
@@ -20,6 +21,8 @@ namespace weft::testing::soft_verbs {
 class Cq;
 class Qp;
 
+// The device a process has when WEFT_TEST_SOFT_VERBS_DEVICES does not list others, and
+// the prefix of the device's messages on stderr.
 inline constexpr char kDeviceName[] = "softib0";
 inline constexpr uint8_t kPort = 1;
 inline constexpr int kGidTableLength = 2;
@@ -32,8 +35,17 @@ inline constexpr int kMaxRdAtomic = 16;
 inline constexpr uint32_t kMaxInlineData = 256;
 inline constexpr uint64_t kMaxMessageBytes = uint64_t{1} << 31;
 
+// One device of the process's list (device_list.h). Its GIDs and node GUID follow from
+// its index, so that every process of a test sees the same device alike.
+struct SoftDevice {
+  ibv_device ibv{};
+  int index = 0;
+  int numa_node = -1;
+};
+
 struct Context {
   ibv_context ibv{};
+  const SoftDevice* device = nullptr;
   int pds = 0, cqs = 0, channels = 0;
 };
 
@@ -107,8 +119,15 @@ T* refuse_null(int error, const std::string& why) {
 // "CALL: unknown KIND (never created in this process, or destroyed)".
 std::string unknown_handle(const char* call, const char* kind);
 
-// The port's GIDs: 0 fe80::5eef:ff:fe00:1 (IB/RoCE v1), 1 ::ffff:127.0.0.1 (RoCE v2).
-ibv_gid port_gid(int index);
+// The devices of this process, from WEFT_TEST_SOFT_VERBS_DEVICES, read on first use;
+// nullptr, with the reason reported, when it does not parse.
+const std::vector<SoftDevice>* soft_devices();
+
+// The GIDs of the port of device `device` (its index in the list): 0
+// fe80::5eef:ff:fe00:<device + 1> (IB/RoCE v1), 1 ::ffff:127.0.0.<device + 1> (RoCE v2).
+ibv_gid port_gid(int device, int index);
+// Whether `gid` is a GID of some device of the list: one a queue pair can be reached by.
+bool is_fabric_gid(const ibv_gid& gid);
 
 // "0x1f00", for messages.
 std::string hex(uint64_t value);

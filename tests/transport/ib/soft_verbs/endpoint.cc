@@ -39,8 +39,8 @@ EndpointAddress EndpointAddress::parse(const std::string& text) {
 Endpoint::Endpoint(const EndpointOptions& chosen) : api(soft_verbs_api()), options(chosen) {
   int count = 0;
   ibv_device** devices = api.get_device_list(&count);
-  EXPECT_EQ(count, 1);
-  context = api.open_device(devices[0]);
+  EXPECT_GT(count, options.device);
+  context = count > options.device ? api.open_device(devices[options.device]) : nullptr;
   api.free_device_list(devices);
   EXPECT_NE(context, nullptr) << soft_verbs_last_error();
   if (context == nullptr) return;

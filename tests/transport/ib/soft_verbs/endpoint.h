@@ -28,6 +28,7 @@ inline constexpr int kRtsMask = IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT
                                 IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC;
 
 struct EndpointOptions {
+  int device = 0;  // its index in the device list (WEFT_TEST_SOFT_VERBS_DEVICES)
   size_t buffer_bytes = 4096;
   int buffer_access = kAllAccess;
   int qp_access = kAllAccess;

@@ -104,15 +104,10 @@ std::string Qp::check_values(const ibv_qp_attr& attr, int attr_mask) const {
       return "ah_attr.grh.sgid_index " + std::to_string(ah.grh.sgid_index) +
              " is not in the port's GID table of " + std::to_string(kGidTableLength);
     }
-    bool known = false;
-    for (int i = 0; i < kGidTableLength; ++i) {
-      const ibv_gid gid = port_gid(i);
-      known = known || std::memcmp(gid.raw, ah.grh.dgid.raw, sizeof gid.raw) == 0;
-    }
-    if (!known) {
+    if (!is_fabric_gid(ah.grh.dgid)) {
       return "ah_attr.grh.dgid " + gid_text(ah.grh.dgid) +
-             " is no GID of the fabric (every queue pair of softib0 has the GIDs of its one "
-             "port: query_gid)";
+             " is no GID of the fabric (a queue pair has the GIDs of its device's one port: "
+             "query_gid)";
     }
   }
   if ((attr_mask & IBV_QP_DEST_QPN) && attr.dest_qp_num > kMaxPsn) {

@@ -21,6 +21,7 @@ const transport::ib::VerbsApi& soft_verbs_api() {
     table.query_port = soft_verbs::query_port;
     table.query_gid = soft_verbs::query_gid;
     table.query_gid_type = soft_verbs::query_gid_type;
+    table.device_numa_node = soft_verbs::device_numa_node;
     table.alloc_pd = soft_verbs::alloc_pd;
     table.dealloc_pd = soft_verbs::dealloc_pd;
     table.reg_mr = soft_verbs::reg_mr;

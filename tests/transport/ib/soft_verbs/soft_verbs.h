@@ -1,11 +1,11 @@
-// The soft verbs device: a software "softib0" in place of libibverbs, whose reliable-
-// connected queue pairs reach each other across the processes of one host, so that
-// weft's verbs transport is tested where the kernel has no RDMA. Test code only: never
-// linked into libweft. It is strict where hardware is: a protocol mistake of the
-// transport (an RDMA WRITE before the peer said where, a SEND with no receive posted,
-// a wrong key, an access out of bounds, a lost completion) fails with the completion
-// status an adapter would give, and the reason on stderr ("softib0: ...") and in
-// soft_verbs_last_error(), instead of quietly working.
+// The soft verbs device: a software "softib0" (or several devices, below) in place of
+// libibverbs, whose reliable-connected queue pairs reach each other across the
+// processes of one host, so that weft's verbs transport is tested where the kernel has
+// no RDMA. Test code only: never linked into libweft. It is strict where hardware is: a protocol
+// mistake of the transport (an RDMA WRITE before the peer said where, a SEND with no receive
+// posted, a wrong key, an access out of bounds, a lost completion) fails with the completion status
+// an adapter would give, and the reason on stderr ("softib0: ...") and in soft_verbs_last_error(),
+// instead of quietly working.
 //
 // Using it
 //   - Link //tests/transport/ib/soft_verbs:soft_verbs_from_env into the test binary (and
@@ -31,6 +31,17 @@
 //                                 drop_completion_after:N  the successful signaled send
 //                                   completion after the first N is never delivered
 //                               Anything else makes open_device fail with EINVAL.
+//   WEFT_TEST_SOFT_VERBS_DEVICES
+//                               the devices (device_list.h), read once per process,
+//                               when it first lists them: comma-separated NAME[:NUMA],
+//                               such as "softib0:0,softib1:1" (at most 16; names of
+//                               letters, digits, '_', '-' and '.'; NUMA, the node the
+//                               device says it is attached to, an integer in
+//                               [-1, 1023], -1 (unknown) when left out). Unset or
+//                               empty: softib0 alone, its node unknown. Anything else
+//                               makes get_device_list fail with EINVAL, the reason on
+//                               stderr. Every process of a test must see the same list:
+//                               a device's GIDs follow from its place in it.
 //
 // The fabric
 //   The processes of a test meet in a directory: $WEFT_TEST_SOFT_VERBS when it is an
@@ -46,10 +57,16 @@
 //   that it exited all the same.
 //
 // The device
-//   One device, softib0, with one port: ACTIVE, Ethernet link layer (RoCE), active MTU
-//   4096, LID 0, and two GIDs: 0 fe80::5eef:ff:fe00:1 (IB/RoCE v1), 1 ::ffff:127.0.0.1
-//   (RoCE v2, IPv4-mapped). Limits: max_qp_wr 16384, max_sge 16, max_cqe 65536,
-//   max_inline_data 256, max_mr 8192 per process, max_qp_rd_atom 16, no atomics.
+//   By default one device, softib0, with one port: ACTIVE, Ethernet link layer (RoCE),
+//   active MTU 4096, LID 0, and two GIDs: 0 fe80::5eef:ff:fe00:1 (IB/RoCE v1), 1
+//   ::ffff:127.0.0.1 (RoCE v2, IPv4-mapped). WEFT_TEST_SOFT_VERBS_DEVICES lists others
+//   instead: the device at index k of the list is the same but for its GIDs, which end
+//   in k + 1 (fe80::5eef:ff:fe00:<k+1>, ::ffff:127.0.0.<k+1>), and its node GUID; every
+//   device is on the one fabric of the test, so a queue pair of one reaches a queue
+//   pair of any other, as two NICs on one switch do. Each reports its NUMA node through
+//   the table's device_numa_node (an entry of weft's own; the system's reads sysfs).
+//   Limits, per device: max_qp_wr 16384, max_sge 16, max_cqe 65536, max_inline_data
+//   256, max_qp_rd_atom 16, no atomics; max_mr 8192 per process.
 //   Completion channels exist but their fd never becomes readable: a transport over the
 //   soft device must busy-poll its CQs (weft's do, with a TCP doorbell to sleep on).
 //
@@ -60,7 +77,7 @@
 //     STATE|PKEY_INDEX|PORT|ACCESS_FLAGS; to RTR STATE|AV|PATH_MTU|DEST_QPN|RQ_PSN|
 //     MAX_DEST_RD_ATOMIC|MIN_RNR_TIMER; to RTS STATE|TIMEOUT|RETRY_CNT|RNR_RETRY|
 //     SQ_PSN|MAX_QP_RD_ATOMIC. At RTR the AV must carry a GRH (is_global) whose dgid is
-//     one of the port's GIDs, and dest_qp_num must be a queue pair of the fabric.
+//     a GID of one of the devices, and dest_qp_num must be a queue pair of the fabric.
 //   - post_recv from INIT on; post_send in RTS only (else EINVAL with *bad_wr set). In
 //     ERR both are accepted and complete with IBV_WC_WR_FLUSH_ERR. A full send queue
 //     (max_send_wr requests whose completions, or a later one's, were not polled) or
@@ -162,6 +179,7 @@ int query_device(ibv_context* context, ibv_device_attr* attr);
 int query_port(ibv_context* context, uint8_t port, ibv_port_attr* attr);
 int query_gid(ibv_context* context, uint8_t port, int index, ibv_gid* gid);
 int query_gid_type(ibv_context* context, uint8_t port, int index, ibv_gid_type* type);
+int device_numa_node(ibv_device* device);
 ibv_pd* alloc_pd(ibv_context* context);
 int dealloc_pd(ibv_pd* pd);
 ibv_mr* reg_mr(ibv_pd* pd, void* addr, size_t length, int access);
