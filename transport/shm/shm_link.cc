@@ -307,7 +307,7 @@ void ShmLink::service_fd() {
   // Whatever the peer wrote before its socket closed is in the ring: deliver it (a
   // goodbye among it turns the failure into an orderly exit) before failing.
   progress();
-  if (peer_closed_) fail("connection closed by the peer");
+  if (peer_closed_) fail(peer_closed_why_);
   report_failure(handler_);
 }
 
@@ -318,6 +318,13 @@ void ShmLink::read_socket() {
     if (n > 0) continue;  // doorbells: their only meaning is "look at the rings"
     if (n == 0) {
       peer_closed_ = true;
+      peer_closed_why_ = "connection closed by the peer";
+    } else if (errno == ECONNRESET) {
+      // The peer went away with doorbells of ours unread. Like a close, not like a
+      // broken link: what it wrote before it went is in the ring, and is delivered
+      // before the link fails.
+      peer_closed_ = true;
+      peer_closed_why_ = "connection reset by the peer";
     } else if (errno == EINTR) {
       continue;
     } else if (errno != EAGAIN && errno != EWOULDBLOCK) {

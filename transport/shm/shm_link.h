@@ -164,6 +164,7 @@ class ShmLink final : public transport::Link {
   uint64_t in_tail_ = 0;
   bool in_consume_ = false;
   bool peer_closed_ = false;
+  const char* peer_closed_why_ = "";  // how: closed, or reset
 };
 
 // ---------------------------------------------------------------------------------------

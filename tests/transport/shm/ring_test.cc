@@ -2,7 +2,8 @@
 // two inbox segments and a socket pair, progressed by hand, so that every interleaving
 // here is the same on every run. Covers wrap-around, a full ring, the doorbell
 // handshake before sleeping (both orders), single-copy slots reused and withdrawn, and
-// a peer that dies in the middle of a record or leaves a corrupt one.
+// a peer that dies in the middle of a record, exits with doorbells unread (a reset,
+// not a close) or leaves a corrupt one.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -172,6 +173,24 @@ TEST(ShmRing, APeerThatDiesMidRecordFailsTheLinkOnceAndDeliversNothingOfIt) {
   pair.link1->progress();
   EXPECT_EQ(pair.handler1.failures.size(), 1u);  // reported once
   EXPECT_THROW(pair.link1->send(frame(0, 2), nullptr, nullptr), PeerError);
+}
+
+TEST(ShmRing, APeerThatExitsWithDoorbellsUnreadStillDeliversWhatItWrote) {
+  Pair pair;
+  // A doorbell from rank 1 that rank 0 never reads: closing a socket with unread data
+  // resets the connection, so rank 1's next read fails with ECONNRESET, not EOF.
+  const char bell = 1;
+  ASSERT_EQ(::send(pair.link1->poll_fd(), &bell, 1, MSG_NOSIGNAL), 1);
+  std::string last = pattern(300, 3);
+  pair.link0->send(frame(300, 3), last.data(), nullptr);  // its last message
+  pair.link0.reset();
+
+  ASSERT_TRUE(readable(pair.link1->poll_fd()));
+  pair.link1->service_fd();
+  ASSERT_EQ(pair.handler1.frames.size(), 1u);  // delivered before the link failed
+  EXPECT_EQ(pair.handler1.frames[0].payload, last);
+  ASSERT_EQ(pair.handler1.failures.size(), 1u);
+  EXPECT_EQ(pair.handler1.failures[0], "connection reset by the peer");
 }
 
 TEST(ShmRing, ACorruptRecordFailsTheLinkInsteadOfDeliveringGarbage) {
