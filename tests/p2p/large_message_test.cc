@@ -4,31 +4,21 @@
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 
-#include <fstream>
 #include <string>
 
+#include "tests/harness/available_memory.h"
 #include "tests/harness/multiprocess.h"
 #include "weft/weft.h"
 
 namespace {
 
+using weft::testing::available_memory_bytes;
 using weft::testing::expect_all_succeeded;
 using weft::testing::run_ranks;
 
 constexpr uint64_t kBytes = (4ull << 30) + 4097;  // over 2^32 elements of uint8
 const uint64_t kMarks[] = {
     0, 4095, (1ull << 31) + 1, (1ull << 32) - 1, 1ull << 32, (1ull << 32) + 1, kBytes - 1};
-
-uint64_t available_memory_bytes() {
-  std::ifstream meminfo("/proc/meminfo");
-  std::string key;
-  uint64_t kib = 0;
-  while (meminfo >> key >> kib) {
-    if (key == "MemAvailable:") return kib << 10;
-    meminfo.ignore(64, '\n');
-  }
-  return 0;
-}
 
 uint8_t* map(uint64_t bytes) {
   void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,

@@ -17,11 +17,11 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <string>
 #include <vector>
 
+#include "tests/harness/available_memory.h"
 #include "tests/harness/multiprocess.h"
 #include "tests/transport/ib/link_pair.h"
 #include "weft/weft.h"
@@ -29,22 +29,13 @@
 namespace weft::transport::ib {
 namespace {
 
+using weft::testing::available_memory_bytes;
+
 using namespace std::chrono_literals;
 
 constexpr uint64_t kBytes = (4ull << 30) + (4ull << 10) + 7;
 // Both buffers, and room for the rest of the process.
 constexpr uint64_t kNeeded = 2 * kBytes + (512ull << 20);
-
-uint64_t available_memory_bytes() {
-  std::ifstream meminfo("/proc/meminfo");
-  std::string key;
-  uint64_t kib = 0;
-  while (meminfo >> key >> kib) {
-    if (key == "MemAvailable:") return kib << 10;
-    meminfo.ignore(64, '\n');
-  }
-  return 0;
-}
 
 // Empty when there is room; else why the test skips.
 std::string too_little_memory() {
