@@ -72,6 +72,10 @@ class CudaLayer : public runtime::DeviceLayer {
     return StagedMessage{host_like(tensor, lease->data()), lease};
   }
 
+  void await_current_stream(const Tensor& tensor) override {
+    ReadyEvent(device_runtime(), tensor.device().index).wait();
+  }
+
   void deliver(const Tensor& tensor, const StagedMessage& staged, uint64_t bytes) override {
     if (bytes == 0) return;
     // The message lands after what the caller queued before it asked for it.

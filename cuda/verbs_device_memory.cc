@@ -3,6 +3,7 @@
 // libweft loads. The transport asks only when a verbs link is made and
 // WEFT_IB_GPUDIRECT is not off (transport/ib/gpudirect.h).
 #include "cuda/device_runtime.h"
+#include "cuda/device_workspace.h"
 #include "transport/ib/device_memory.h"
 #include "weft/error.h"
 
@@ -37,6 +38,13 @@ class VerbsDeviceMemory final : public transport::ib::DeviceMemory {
     const DmaBufRange range = device_runtime().export_dma_buf(address, bytes, device);
     // The range exported is the dma-buf, from its start.
     return {range.fd, 0, reinterpret_cast<uint64_t>(range.base), range.bytes};
+  }
+
+  void copy_to_host(void* dst, const void* src, uint64_t bytes, int device) override {
+    DeviceWorkspace& workspace = DeviceWorkspace::of(device_runtime());
+    const Stream stream = workspace.stream(device);
+    workspace.runtime().copy(dst, src, bytes, stream);
+    workspace.runtime().synchronize_stream(stream);
   }
 };
 

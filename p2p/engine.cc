@@ -248,12 +248,22 @@ Engine::RequestPtr Engine::irecv(GroupPtr group, const Tensor& tensor, int src, 
 }
 
 Engine::RequestPtr Engine::post(OpKind kind, GroupPtr group, const Tensor& tensor, int peer,
-                                int tag, bool user_async, bool synchronous, uint64_t stamp) {
+                                int tag, bool user_async, bool synchronous, uint64_t stamp,
+                                const DeviceBuffer* device) {
   std::lock_guard<std::mutex> lock(mutex_);
   note_caller_activity();
   RequestPtr r = make_request(kind, std::move(group), tensor, peer, tag);
   r->synchronous = synchronous;
   r->stamp = stamp;
+  if (device != nullptr) [[unlikely]] {
+    // Before it is posted: its RTS or CTS may be answered at once.
+    if (kind == OpKind::kSend) {
+      r->device = device->device;
+    } else {
+      r->target_device = device->device;
+      r->device_target = device->target;
+    }
+  }
   if (stamp != 0) note_call(*r->group, tag, stamp);
   if (closed()) {
     fail(r, refusal(r->describe()));

@@ -95,6 +95,18 @@ class Engine final : public transport::LinkHandler {
   RequestPtr irecv(GroupPtr group, const Tensor& tensor, int src, int tag, bool user_async,
                    uint64_t stamp = 0);
 
+  // GPUDirect RDMA (p2p/engine_device.cc): whether a message of `bytes` to or from
+  // `world_peer` moves device memory directly: above the eager limit (so it goes by
+  // rendezvous, never copied by the CPU), over a link that takes device memory.
+  bool moves_device_memory(int world_peer, uint64_t bytes);
+  // isend of `tensor`, memory of CUDA device `device`, moved by RDMA.
+  RequestPtr isend_device(GroupPtr group, const Tensor& tensor, int device, int dst, int tag,
+                          bool user_async, bool synchronous);
+  // irecv into the host buffer `staging`, or, once an RTS shows a message above the eager
+  // limit, into `target` (device memory of `device`, as large) by RDMA (RequestState).
+  RequestPtr irecv_device(GroupPtr group, const Tensor& staging, void* target, int device, int src,
+                          int tag, bool user_async);
+
   // The fast path of a blocking send: when the message can go eagerly right now, sends
   // it (the link copies whatever the socket does not take at once) and returns true,
   // without creating a request. False: use isend. Throws PeerError if the link fails.
@@ -203,6 +215,7 @@ class Engine final : public transport::LinkHandler {
   void on_frame(int peer, const transport::FrameHeader& header) override;
   std::byte* payload_target(int peer, const transport::FrameHeader& header,
                             uint64_t offset) override;
+  int payload_device(int peer, const transport::FrameHeader& header) override;
   void on_payload_done(int peer, const transport::FrameHeader& header) override;
   void on_sent(int peer, void* cookie) override;
   void on_link_failed(int peer, const base::Failure& failure) override;
@@ -256,8 +269,14 @@ class Engine final : public transport::LinkHandler {
                                       int tag, int world_peer, uint64_t stamp);
   RequestPtr make_request(p2p::OpKind kind, GroupPtr group, const Tensor& tensor, int peer,
                           int tag);
+  // Device memory a request moves by RDMA (RequestState::device, device_target).
+  struct DeviceBuffer {
+    int device = -1;
+    std::byte* target = nullptr;  // a receive's
+  };
   RequestPtr post(p2p::OpKind kind, GroupPtr group, const Tensor& tensor, int peer, int tag,
-                  bool user_async, bool synchronous, uint64_t stamp);
+                  bool user_async, bool synchronous, uint64_t stamp,
+                  const DeviceBuffer* device = nullptr);
   void post_send(const RequestPtr& send);
   void post_recv(const RequestPtr& recv);
   void count_if_outstanding(const RequestPtr& request);

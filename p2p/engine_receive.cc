@@ -136,6 +136,12 @@ void Engine::accept_rts(const RequestPtr& recv, const FrameHeader& rts, int worl
     return;
   }
   take_message_fields(*recv, rts);
+  if (recv->device_target != nullptr && rts.msg_bytes > options_.eager_limit) [[unlikely]] {
+    // Large enough to have come by rendezvous whatever the sender's credit: straight into
+    // device memory, and the sender told so, so that no piece of it goes as a copy.
+    recv->device = recv->target_device;
+    cts.offset = kCtsToDevice;
+  }
   recv->id = next_id_++;
   recv->stage = OpStage::kStreaming;
   active_recvs_.emplace(recv->id, recv);
@@ -251,7 +257,13 @@ void Engine::on_frame(int peer, const FrameHeader& h) {
       send->stage = OpStage::kStreaming;
       send->remote_id = h.recv_id;  // kept to cancel the stream if the send is abandoned
       trace_frame(true, peer, data);
-      p.link->send_stream(data, send->tensor.data(), send->bytes, send.get());
+      if (send->device >= 0 || h.offset == kCtsToDevice) [[unlikely]] {
+        // Device memory at either end: the link moves every piece by RDMA.
+        p.link->send_stream_by_rdma(data, send->tensor.data(), send->bytes, send.get(),
+                                    send->device);
+      } else {
+        p.link->send_stream(data, send->tensor.data(), send->bytes, send.get());
+      }
       after_send(p);
       return;
     }
@@ -312,15 +324,24 @@ void Engine::on_frame(int peer, const FrameHeader& h) {
 std::byte* Engine::payload_target(int peer, const FrameHeader& h, uint64_t offset) {
   Incoming& in = peers_[peer].incoming;
   switch (in.to) {
-    case Incoming::To::kRecv:
+    case Incoming::To::kRecv: {
       if (in.recv->done.load(std::memory_order_relaxed) || in.recv->abandoned) return nullptr;
-      return static_cast<std::byte*>(in.recv->tensor.data()) + in.base + offset;
+      auto* data = static_cast<std::byte*>(in.recv->tensor.data());
+      if (in.recv->device >= 0) [[unlikely]]
+        data = in.recv->device_target;
+      return data + in.base + offset;
+    }
     case Incoming::To::kUnexpected:
       return in.message->payload.data() + offset;
     case Incoming::To::kNothing:
       break;
   }
   return nullptr;
+}
+
+int Engine::payload_device(int peer, const FrameHeader&) {
+  const Incoming& in = peers_[peer].incoming;
+  return in.to == Incoming::To::kRecv ? in.recv->device : -1;
 }
 
 void Engine::on_payload_done(int peer, const FrameHeader& h) {

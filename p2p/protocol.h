@@ -26,7 +26,8 @@ namespace weft::p2p {
 enum class FrameKind : uint8_t {
   kEager = 1,  // a whole small message
   kRts,        // a large message is ready: send_id, msg_bytes, tag, dtype, seq
-  kCts,        // receiver matched an RTS: send_id, recv_id (0: declined, send nothing)
+  kCts,        // receiver matched an RTS: send_id, recv_id (0: declined, send nothing);
+               // offset: kCtsToDevice when the receive buffer is device memory
   kData,       // payload of a large message: recv_id, offset, payload_bytes
   kCancel,     // the sender withdrew an announced large message: recv_id; src says why
                // (a WithdrawReason, or the world rank whose failure made it give up)
@@ -55,6 +56,11 @@ enum WithdrawReason : int32_t {
   kWithdrawnAfterTimeout = -1,  // the send (or the collective it belongs to) timed out
   kWithdrawnAfterError = -2,    // the collective it belongs to failed otherwise
 };
+
+// In a kCts's offset: the payload goes into the receiver's device memory (GPUDirect
+// RDMA), so every piece must go by the link's RDMA, none copied by a CPU
+// (Link::send_stream_by_rdma). docs/ARCHITECTURE.md, "Verbs".
+inline constexpr uint64_t kCtsToDevice = 1;
 
 // Eager data is charged this much on top of its payload, so that even zero-byte
 // messages use up credit and a receiver's unexpected queue stays bounded.

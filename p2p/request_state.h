@@ -85,6 +85,17 @@ class RequestState final : public base::Operation {
   std::atomic<bool> done{false};
   std::exception_ptr error;  // set before done when the operation failed
 
+  // GPUDirect RDMA (Engine::isend_device, irecv_device; docs/ARCHITECTURE.md, "Verbs"):
+  // `device` is the CUDA device whose memory the payload moves from or into by RDMA, -1
+  // for host memory. A send's `tensor` is that memory. A receive's `tensor` is its host
+  // staging buffer and `device_target` the device tensor's memory (of `target_device`,
+  // as large), which Engine::accept_rts takes instead, setting `device`, only once an
+  // RTS shows a message above the eager limit: eager messages, which the CPU copies,
+  // always land in the staging buffer.
+  int device = -1;
+  int target_device = -1;
+  std::byte* device_target = nullptr;
+
   // A device receive staged through host memory: copies the message to the device.
   // Request::wait and is_completed run it once, after the engine has completed the
   // request without error and before they report it complete; `staging` keeps the

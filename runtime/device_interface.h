@@ -53,7 +53,8 @@ class DeviceLayer {
   virtual void run(const DeviceCall& call, const HostStep& host) = 0;
 
   // Point-to-point messages move through host memory: a device tensor's message is
-  // staged in a host buffer, which the engine sends or receives into.
+  // staged in a host buffer, which the engine sends or receives into; only large ones
+  // over a link that takes device memory go unstaged (await_current_stream).
   struct StagedMessage {
     Tensor host;                 // the host buffer, as a tensor like the device one
     std::shared_ptr<void> keep;  // owns the buffer
@@ -65,6 +66,10 @@ class DeviceLayer {
   // Copies the first `bytes` of a received message to `tensor`; returns when they are
   // there.
   virtual void deliver(const Tensor& tensor, const StagedMessage& staged, uint64_t bytes) = 0;
+  // Large messages that GPUDirect RDMA moves unstaged (runtime/api/p2p.cc): returns once
+  // the work queued so far on the current stream of `tensor`'s device is done, so that
+  // the adapter reads what that work wrote and writes nothing that work still reads.
+  virtual void await_current_stream(const Tensor& tensor) = 0;
 };
 
 void register_device_layer(DeviceLayer* layer);

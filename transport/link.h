@@ -29,6 +29,10 @@ class LinkHandler {
   // or nullptr to discard them. Asked again for every piece, so the answer may change
   // (e.g. after the receive was abandoned).
   virtual std::byte* payload_target(int peer, const FrameHeader& header, uint64_t offset) = 0;
+  // The CUDA device whose memory payload_target answers for this frame, -1 for host
+  // memory. Asked only by links that take device memory (Link::takes_device_memory), for
+  // frames whose payload they receive by RDMA.
+  virtual int payload_device(int /*peer*/, const FrameHeader& /*header*/) { return -1; }
   // The whole payload of the frame has arrived (called even for payload_bytes == 0).
   virtual void on_payload_done(int peer, const FrameHeader& header) = 0;
   // A send queued with a non-null cookie has been written out completely.
@@ -57,6 +61,17 @@ class Link {
   // the remaining pieces. on_sent(cookie) reports completion.
   virtual void send_stream(const FrameHeader& header, const void* data, uint64_t bytes,
                            void* cookie) = 0;
+
+  // GPUDirect RDMA (verbs; docs/ARCHITECTURE.md, "Verbs"): whether device memory may be
+  // handed to this link, by send_stream_by_rdma and as a payload target of a device
+  // (LinkHandler::payload_device). The CPU never copies it: only the adapter reaches it.
+  virtual bool takes_device_memory() const { return false; }
+  // send_stream, every piece moved by RDMA whatever its size, so that no CPU copy reads
+  // `data` nor writes the peer's target: `device` >= 0 when `data` is that CUDA device's
+  // memory, -1 for host memory going to a target in the peer's device memory. Only on
+  // links whose pair takes device memory; the others refuse it (weft::Error).
+  virtual void send_stream_by_rdma(const FrameHeader& header, const void* data, uint64_t bytes,
+                                   void* cookie, int device);
 
   // Stops referring to `cookie`'s memory: frames not yet started are still sent but
   // from a private copy (so the byte stream and sequence numbers stay intact), and the

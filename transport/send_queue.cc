@@ -24,6 +24,12 @@ void SendQueue::push_stream(const FrameHeader& header, const void* data, uint64_
   streams_.push_back({header, static_cast<const std::byte*>(data), bytes, 0, cookie, single_copy});
 }
 
+void SendQueue::push_rdma_stream(const FrameHeader& header, const void* data, uint64_t bytes,
+                                 void* cookie, int device) {
+  streams_.push_back(
+      {header, static_cast<const std::byte*>(data), bytes, 0, cookie, false, true, device});
+}
+
 bool SendQueue::take_next(Frame& out, uint64_t chunk) {
   if (!control_.empty()) {
     out = std::move(control_.front());
@@ -38,6 +44,8 @@ bool SendQueue::take_next(Frame& out, uint64_t chunk) {
   out.header.payload_bytes = std::min(chunk, s.bytes - s.next_offset);
   out.payload = s.data + s.next_offset;
   out.owner = s.cookie;
+  out.by_rdma = s.by_rdma;
+  out.device = s.device;
   s.next_offset += out.header.payload_bytes;
   if (s.next_offset == s.bytes) {
     out.cookie = s.cookie;

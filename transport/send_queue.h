@@ -30,8 +30,13 @@ class SendQueue {
     void* owner = nullptr;   // the cookie whose memory `payload` points into
     uint64_t written = 0;    // bytes of header + payload out already (links that write
                              // a frame in parts)
+    // A piece of a stream sent by RDMA (Link::send_stream_by_rdma): it never goes as a
+    // copy, and `device` >= 0 when its payload is that CUDA device's memory.
+    bool by_rdma = false;
+    int device = -1;
     uint64_t total() const { return sizeof(header) + header.payload_bytes; }
-    // Switches `payload` to a private copy and forgets the caller's cookie.
+    // Switches `payload` to a private copy and forgets the caller's cookie. Host memory
+    // only: a link copies a device frame's payload through the device layer.
     void own_payload();
   };
 
@@ -42,12 +47,17 @@ class SendQueue {
     uint64_t next_offset = 0;  // of the first piece not yet taken
     void* cookie = nullptr;    // reported through on_sent once the last piece is out
     bool single_copy = false;  // the receiver reads it from this process's memory (shm)
+    bool by_rdma = false;      // each piece by RDMA, never copied (Frame::by_rdma)
+    int device = -1;
   };
 
   // Queues a control frame; without a cookie its payload is copied now.
   void push_frame(const FrameHeader& header, const void* payload, void* cookie);
   void push_stream(const FrameHeader& header, const void* data, uint64_t bytes, void* cookie,
                    bool single_copy = false);
+  // A stream whose pieces go by RDMA (Frame::by_rdma).
+  void push_rdma_stream(const FrameHeader& header, const void* data, uint64_t bytes, void* cookie,
+                        int device);
 
   bool empty() const { return control_.empty() && streams_.empty(); }
   bool has_control() const { return !control_.empty(); }

@@ -48,28 +48,53 @@ void finish(const std::shared_ptr<p2p::RequestState>& r, Timeout timeout) {
 
 p2p::Engine& engine_of(const char* op) { return *runtime::context(op).engine; }
 
-// Device tensors' asynchronous forms: the request keeps the host copy until it is
-// dropped, and a receive's request copies the message to the device before it reports
-// completion (Request::wait, is_completed).
-Request staged_isend(const GroupPtr& g, const Tensor& tensor, int dst, int tag, bool synchronous) {
-  runtime::DeviceLayer::StagedMessage staged = runtime::device_layer().stage_send(tensor);
-  auto r = engine_of(synchronous ? "issend" : "isend")
-               .isend(g, staged.host, dst, tag, true, synchronous);
-  r->staging = std::move(staged.keep);
-  return runtime::Handles::request(r);
+// GPUDirect RDMA (docs/ARCHITECTURE.md, "Verbs"): a device tensor of a message above the
+// eager limit, to or from a named peer whose link takes device memory, goes to the
+// engine unstaged; every other device message is staged through host memory.
+bool moves_directly(p2p::Engine& engine, const GroupPtr& g, const Tensor& tensor, int peer) {
+  return peer >= 0 && engine.moves_device_memory(g->world_ranks[peer], tensor.bytes());
 }
 
-Request staged_irecv(const GroupPtr& g, const Tensor& tensor, int src, int tag) {
+// Device tensors' sends: the request keeps the host copy, if any, until it is dropped.
+std::shared_ptr<p2p::RequestState> device_isend(const char* op, const GroupPtr& g,
+                                                const Tensor& tensor, int dst, int tag,
+                                                bool user_async, bool synchronous) {
+  p2p::Engine& engine = engine_of(op);
+  runtime::DeviceLayer& layer = runtime::device_layer();
+  if (moves_directly(engine, g, tensor, dst)) {
+    layer.await_current_stream(tensor);  // the adapter reads what the caller's work wrote
+    return engine.isend_device(g, tensor, tensor.device().index, dst, tag, user_async, synchronous);
+  }
+  runtime::DeviceLayer::StagedMessage staged = layer.stage_send(tensor);
+  auto r = engine.isend(g, staged.host, dst, tag, user_async, synchronous);
+  r->staging = std::move(staged.keep);
+  return r;
+}
+
+// Device tensors' receives: into a host buffer, which the request copies to the device
+// before it reports completion (Request::wait, is_completed), unless the engine took the
+// message straight into the tensor (RequestState::device).
+std::shared_ptr<p2p::RequestState> device_irecv(const char* op, const GroupPtr& g,
+                                                const Tensor& tensor, int src, int tag,
+                                                bool user_async) {
+  p2p::Engine& engine = engine_of(op);
   runtime::DeviceLayer& layer = runtime::device_layer();
   auto staged = std::make_shared<runtime::DeviceLayer::StagedMessage>(layer.stage_receive(tensor));
-  auto r = engine_of("irecv").irecv(g, staged->host, src, tag, true);
+  std::shared_ptr<p2p::RequestState> r;
+  if (moves_directly(engine, g, tensor, src)) {
+    layer.await_current_stream(tensor);  // nothing the caller queued still reads it
+    r = engine.irecv_device(g, staged->host, tensor.data(), tensor.device().index, src, tag,
+                            user_async);
+  } else {
+    r = engine.irecv(g, staged->host, src, tag, user_async);
+  }
   // The state owns this function, so it refers to the state by a plain pointer.
   p2p::RequestState* state = r.get();
   r->finish_on_device = [&layer, tensor, staged, state] {
-    layer.deliver(tensor, *staged, state->bytes);
+    if (state->device < 0) layer.deliver(tensor, *staged, state->bytes);
   };
   r->staging = staged;
-  return runtime::Handles::request(r);
+  return r;
 }
 
 // A probe's checks: a receive's, less the tensor.
@@ -84,9 +109,8 @@ Checked validate_probe(const char* op, RankArgument src, int tag, const Group& g
 // (runtime/api/prechecked_p2p.h) share.
 void send_resolved(const GroupPtr& g, const Tensor& tensor, int dst, int tag, Timeout timeout) {
   if (runtime::on_device(tensor)) [[unlikely]] {
-    // The staged copy lives until the call returns, after which weft never reads it.
-    runtime::DeviceLayer::StagedMessage staged = runtime::device_layer().stage_send(tensor);
-    return finish(engine_of("send").isend(g, staged.host, dst, tag, false), timeout);
+    // A staged copy lives with the request, until the call returns.
+    return finish(device_isend("send", g, tensor, dst, tag, false, false), timeout);
   }
   p2p::Engine& engine = *runtime::context("send").engine;
   if (engine.send_eagerly_now(*g, tensor, dst, tag)) return;
@@ -96,11 +120,10 @@ void send_resolved(const GroupPtr& g, const Tensor& tensor, int dst, int tag, Ti
 RecvResult recv_resolved(const GroupPtr& g, const Tensor& tensor, int src, int tag,
                          Timeout timeout) {
   if (runtime::on_device(tensor)) [[unlikely]] {
-    runtime::DeviceLayer& layer = runtime::device_layer();
-    runtime::DeviceLayer::StagedMessage staged = layer.stage_receive(tensor);
-    auto r = engine_of("recv").irecv(g, staged.host, src, tag, false);
+    auto r = device_irecv("recv", g, tensor, src, tag, false);
     finish(r, timeout);
-    layer.deliver(tensor, staged, r->bytes);
+    r->finish_device_copy();
+    if (r->error) std::rethrow_exception(r->error);
     return RecvResult{r->peer_world, r->tag, r->bytes, r->peer};
   }
   // The engine's blocking receive: no request for a message already waiting, one in
@@ -112,7 +135,8 @@ RecvResult recv_resolved(const GroupPtr& g, const Tensor& tensor, int src, int t
 Request isend_resolved(const GroupPtr& g, const Tensor& tensor, int dst, int tag,
                        bool synchronous) {
   if (runtime::on_device(tensor)) [[unlikely]]
-    return staged_isend(g, tensor, dst, tag, synchronous);
+    return runtime::Handles::request(
+        device_isend(synchronous ? "issend" : "isend", g, tensor, dst, tag, true, synchronous));
   p2p::Engine& engine = *runtime::context(synchronous ? "issend" : "isend").engine;
   // A small message the link takes now needs no request: what streams of small sends
   // cost per message is mostly the request's life cycle.
@@ -124,7 +148,7 @@ Request isend_resolved(const GroupPtr& g, const Tensor& tensor, int dst, int tag
 
 Request irecv_resolved(const GroupPtr& g, const Tensor& tensor, int src, int tag) {
   if (runtime::on_device(tensor)) [[unlikely]]
-    return staged_irecv(g, tensor, src, tag);
+    return runtime::Handles::request(device_irecv("irecv", g, tensor, src, tag, true));
   return runtime::Handles::request(
       runtime::context("irecv").engine->irecv(g, tensor, src, tag, true));
 }

@@ -191,11 +191,26 @@ void FakeDeviceRuntime::close_memory(void* base, int device) {
 }
 
 std::string FakeDeviceRuntime::why_no_dma_buf(int) {
+  if (dma_buf_) return "";
   return "the fake device runtime's memory is host memory, not a dma-buf";
 }
 
-cuda::DmaBufRange FakeDeviceRuntime::export_dma_buf(const void*, uint64_t, int) {
-  fail("export_dma_buf: " + why_no_dma_buf(0));
+cuda::DmaBufRange FakeDeviceRuntime::export_dma_buf(const void* p, uint64_t bytes, int device) {
+  if (!dma_buf_) fail("export_dma_buf: " + why_no_dma_buf(device));
+  std::lock_guard<std::mutex> lock(mutex_);
+  const Region* r = find(p);
+  // Only an allocation of this process has a memfd: an opened peer's has none to hand out.
+  if (r == nullptr || r->fd < 0 || r->device != device ||
+      bytes > r->size - static_cast<uint64_t>(static_cast<const std::byte*>(p) - r->base)) {
+    fail("export_dma_buf: not memory allocated on device " + std::to_string(device));
+  }
+  // The whole allocation is the dma-buf, as whole pages: what the soft verbs device's
+  // ibv_reg_dmabuf_mr finds mapped at the allocation's address.
+  const int fd = ::fcntl(r->fd, F_DUPFD_CLOEXEC, 0);
+  if (fd < 0) fail("export_dma_buf: dup");
+  const auto page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  ++dma_buf_exports_;
+  return {fd, r->base, (r->size + page - 1) / page * page};
 }
 
 void* FakeDeviceRuntime::allocate_device(uint64_t bytes, int device) {

@@ -43,7 +43,10 @@ class FakeDeviceRuntime : public cuda::DeviceRuntime {
   void* open_memory(const cuda::IpcMemHandle& handle, int device) override;
   void close_memory(void* base, int device) override;
   // Its "device memory" is host memory (a memfd), no dma-buf: GPUDirect RDMA by dma-buf is
-  // never chosen over it, and device buffers are staged (transport/ib/gpudirect.h).
+  // never chosen over it, and device buffers are staged (transport/ib/gpudirect.h),
+  // unless offer_dma_buf(true): then an allocation of this process exports as its memfd
+  // (whole pages, from its base), which the soft verbs device's ibv_reg_dmabuf_mr
+  // resolves to the allocation's own memory.
   std::string why_no_dma_buf(int device) override;
   cuda::DmaBufRange export_dma_buf(const void* p, uint64_t bytes, int device) override;
   void* allocate_device(uint64_t bytes, int device) override;
@@ -61,6 +64,10 @@ class FakeDeviceRuntime : public cuda::DeviceRuntime {
   void synchronize_stream(cuda::Stream stream) override;
   void copy(void* dst, const void* src, uint64_t bytes, cuda::Stream stream) override;
   void reduce(const cuda::ReduceTask& task, cuda::Stream stream) override;
+
+  // Set before the first verbs link is made (the transport asks once per process).
+  void offer_dma_buf(bool offer) { dma_buf_ = offer; }
+  uint64_t dma_buf_exports() const { return dma_buf_exports_; }
 
   // Makes the next `n` calls of open_memory fail, as CUDA's does for a range that a
   // stale mapping still holds.
@@ -100,6 +107,8 @@ class FakeDeviceRuntime : public cuda::DeviceRuntime {
   std::atomic<uint64_t> bytes_through_host_{0};
   std::atomic<uint64_t> reductions_{0};
   std::atomic<int> failing_opens_{0};
+  std::atomic<bool> dma_buf_{false};
+  std::atomic<uint64_t> dma_buf_exports_{0};
 };
 
 // Installs a fake runtime with `devices` devices for the rest of the process (the

@@ -32,6 +32,10 @@ class DeviceMemory {
   // [address, address + bytes) of `device`'s memory, widened to whole host pages, as a
   // dma-buf. Throws weft::Error naming the driver's call and its reason.
   virtual DmaBuf export_dma_buf(const void* address, uint64_t bytes, int device) = 0;
+  // Copies `bytes` of `device`'s memory at `src` to host memory at `dst` (by the device
+  // runtime: the CPU cannot read device memory), returning once they are there. For an
+  // abandoned send whose RDMA transfer is under way, which must go on from a copy.
+  virtual void copy_to_host(void* dst, const void* src, uint64_t bytes, int device) = 0;
 };
 
 // Installs the device layer's implementation (nullptr: none), which must outlive its use.

@@ -48,10 +48,11 @@ GpuDirectChoice choose_gpudirect(const GpuDirectInputs& in) {
 }
 
 std::string describe(const GpuDirectChoice& choice) {
-  // Until the engine hands device pointers to links, say so: the line must not promise
-  // a zero-copy path that messages do not take.
+  // Say which messages take it: the line must not promise a zero-copy path that small
+  // messages do not take (docs/ARCHITECTURE.md, "Verbs").
   constexpr const char* kStillStaged =
-      "; point-to-point messages still stage device buffers in host memory above the link";
+      "; point-to-point messages above the eager limit move device buffers by RDMA, smaller "
+      "ones are staged in host memory";
   switch (choice.path) {
     case DeviceBufferPath::kDmaBuf:
       return "verbs: device buffers: GPUDirect RDMA by dma-buf (" + choice.reason + ")" +

@@ -11,10 +11,11 @@
 // combination is tested without a GPU or an adapter; process_gpudirect_choice() finds
 // the facts and logs the one INFO line that says which it is.
 //
-// Today point-to-point messages stage device buffers in host memory before the engine
-// sees them (runtime/api/p2p.cc, cuda/cuda_layer.cc), so no device pointer reaches a
-// link, whatever the choice; the choice and device_registration.h are what a link
-// registers device memory by once one does. docs/ARCHITECTURE.md, "Verbs".
+// Where the choice is dma-buf or peermem, point-to-point messages above the eager limit
+// hand device memory to the link (runtime/api/p2p.cc, p2p/engine_device.cc), which
+// registers it by device_registration.h for its transfer; smaller messages, other
+// links and "staged" stage device buffers in host memory as before.
+// docs/ARCHITECTURE.md, "Verbs".
 #pragma once
 
 #include <optional>

@@ -11,6 +11,7 @@
 
 #include "base/deadline.h"
 #include "base/log.h"
+#include "transport/ib/device_memory.h"
 #include "transport/ib/gpudirect.h"
 #include "transport/ib/wc_status.h"
 #include "weft/error.h"
@@ -48,7 +49,7 @@ IbLink::IbLink(int peer, base::Fd socket, transport::LinkHandler& handler,
   // Once per process, with the first link: how device memory would reach the adapter
   // (its INFO line; docs/ARCHITECTURE.md, "Verbs"). First, so that a malformed
   // WEFT_IB_GPUDIRECT throws before the link has attached anything.
-  process_gpudirect_choice(api_);
+  device_path_ = process_gpudirect_choice(api_).path;
   base::set_nonblocking(socket_.get(), true);
   base::set_nodelay(socket_.get());
   eager_bytes_ =
@@ -116,6 +117,13 @@ void IbLink::send_stream(const FrameHeader& header, const void* data, uint64_t b
   flush();
 }
 
+void IbLink::send_stream_by_rdma(const FrameHeader& header, const void* data, uint64_t bytes,
+                                 void* cookie, int device) {
+  refuse_if_failed();
+  queue_.push_rdma_stream(header, data, bytes, cookie, device);
+  flush();
+}
+
 void IbLink::flush() {
   if (in_flush_ || failed()) return;
   in_flush_ = true;
@@ -124,6 +132,7 @@ void IbLink::flush() {
   post_writes();
   while (!failed() && !pending_cts_) {
     uint64_t payload = 0;
+    bool by_rdma = false;
     if (queue_.has_control()) {
       payload = queue_.control().front().header.payload_bytes;
     } else if (const transport::SendQueue::Stream* s = queue_.first_stream()) {
@@ -131,11 +140,12 @@ void IbLink::flush() {
       // sent, which must wait for the writes of the one before.
       if (out_) break;
       payload = std::min(options_.piece_bytes, s->bytes - s->next_offset);
+      by_rdma = s->by_rdma;
     } else {
       break;
     }
     if (!credits_.may_send() || free_buffers_.empty()) break;
-    if (fits_eager(payload)) {
+    if (fits_eager(payload) && !by_rdma) {
       transport::SendQueue::Frame f;
       queue_.take_next(f, options_.piece_bytes);
       post_frame(f.header, f.payload);
@@ -207,7 +217,7 @@ void IbLink::post_writes() {
   const uint64_t total = o.frame.header.payload_bytes;
   if (!o.source) {
     std::string why;
-    o.source = context_.registrations().acquire(o.frame.payload, total, 0, &why);
+    o.source = register_source(o.frame, &why);
     if (!o.source) {
       fail(where() + ": cannot register the " + std::to_string(total) +
            "-byte payload to write: " + why);
@@ -246,6 +256,15 @@ void IbLink::post_writes() {
       ring_if_peer_sleeps();
     }
   }
+}
+
+Registration IbLink::register_source(const transport::SendQueue::Frame& frame, std::string* why) {
+  const uint64_t bytes = frame.header.payload_bytes;
+  if (frame.device >= 0) [[unlikely]] {
+    return context_.registrations().acquire_device(device_path_, frame.payload, bytes, frame.device,
+                                                   0, why);
+  }
+  return context_.registrations().acquire(frame.payload, bytes, 0, why);
 }
 
 void IbLink::finish_outgoing() {
@@ -289,7 +308,23 @@ bool IbLink::abandon(void* cookie) {
   // The adapter may be reading the caller's memory for the writes posted already.
   wait_for_writes(id);
   if (out_ && out_->id == id) {
-    out_->frame.own_payload();
+    transport::SendQueue::Frame& f = out_->frame;
+    if (f.device >= 0 && f.header.payload_bytes > 0) [[unlikely]] {
+      // Device memory: copied by the device layer, never by the CPU.
+      DeviceMemory* memory = installed_device_memory();
+      f.owned.resize(f.header.payload_bytes);
+      try {
+        if (memory == nullptr) throw Error(ErrorCode::kInternal, "no device layer");
+        memory->copy_to_host(f.owned.data(), f.payload, f.header.payload_bytes, f.device);
+      } catch (const Error& e) {
+        fail(where() + ": cannot copy an abandoned device message aside: " + e.what());
+        stop_after_failure();
+        return dropped;
+      }
+      f.payload = f.owned.data();
+      f.device = -1;
+    }
+    f.own_payload();
     context_.registrations().release(out_->source);  // registered again from the copy
   }
   return dropped;
@@ -475,7 +510,12 @@ void IbLink::start_incoming(const FrameHeader& h, uint32_t id) {
   in.header = h;
   in.id = id;
   std::string why;
-  in.target = context_.registrations().acquire(target, h.payload_bytes, kTargetAccess, &why);
+  // A target in device memory (the handler knows) is registered by GPUDirect RDMA.
+  const int device = handler_.payload_device(peer_, h);
+  in.target = device < 0
+                  ? context_.registrations().acquire(target, h.payload_bytes, kTargetAccess, &why)
+                  : context_.registrations().acquire_device(device_path_, target, h.payload_bytes,
+                                                            device, kTargetAccess, &why);
   if (!in.target) {
     pending_cts_.reset();
     fail(where() + ": cannot register the receive buffer of a " + std::to_string(h.payload_bytes) +

@@ -40,6 +40,7 @@
 
 #include "base/socket.h"
 #include "transport/ib/credits.h"
+#include "transport/ib/gpudirect.h"
 #include "transport/ib/ib_endpoint.h"
 #include "transport/ib/link_wire.h"
 #include "transport/ib/registration_cache.h"
@@ -77,6 +78,12 @@ class IbLink final : public transport::Link {
   bool send(const transport::FrameHeader& header, const void* payload, void* cookie) override;
   void send_stream(const transport::FrameHeader& header, const void* data, uint64_t bytes,
                    void* cookie) override;
+  // GPUDirect RDMA: where this process registers device memory by dma-buf or peermem
+  // (gpudirect.h); a device source or target is registered so for its transfer alone.
+  bool takes_device_memory() const override { return device_path_ != DeviceBufferPath::kStaged; }
+  // Host memory may go so whatever the choice (its target is the peer's device memory).
+  void send_stream_by_rdma(const transport::FrameHeader& header, const void* data, uint64_t bytes,
+                           void* cookie, int device) override;
   bool abandon(void* cookie) override;
   void progress() override;
   // The peer may be writing into the frame's target: a clear-to-send not sent yet is
@@ -152,6 +159,9 @@ class IbLink final : public transport::Link {
   // Announces `frame` (RTS); its payload goes once the CTS has come.
   void start_outgoing(transport::SendQueue::Frame frame);
   void post_writes();
+  // The payload of `frame` to the memory it came from: a device's, by GPUDirect RDMA;
+  // the host's, through the registration cache.
+  Registration register_source(const transport::SendQueue::Frame& frame, std::string* why);
   void finish_outgoing();
   void send_pending_cts();
   void return_credit_if_owed();
@@ -218,6 +228,7 @@ class IbLink final : public transport::Link {
   IbLinkOptions options_;
   uint64_t eager_bytes_;  // the largest SEND: our send buffers and the peer's receives
   uint64_t write_bytes_;
+  DeviceBufferPath device_path_ = DeviceBufferPath::kStaged;
   std::string description_;
 
   Credits credits_;

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "base/log.h"
+#include "transport/ib/device_registration.h"
 
 namespace weft::transport::ib {
 
@@ -65,6 +66,15 @@ Registration RegistrationCache::acquire(const void* address, uint64_t bytes, int
   r.entry_ = &e;
   // Entries in use stay, so the limits may be passed for as long as they are.
   evict_beyond_limits();
+  return r;
+}
+
+Registration RegistrationCache::acquire_device(DeviceBufferPath path, const void* address,
+                                               uint64_t bytes, int device, int access,
+                                               std::string* why) {
+  Registration r;  // entry_ null: release() deregisters it
+  r.mr_ = register_device_memory(api_, pd_, path, installed_device_memory(), address, bytes, device,
+                                 access, why);
   return r;
 }
 

@@ -21,6 +21,7 @@
 #include <map>
 #include <string>
 
+#include "transport/ib/gpudirect.h"
 #include "transport/ib/verbs_api.h"
 
 namespace weft::transport::ib {
@@ -59,6 +60,12 @@ class RegistrationCache {
   // (IBV_ACCESS_* flags; 0 for memory the adapter only reads). An empty one, with
   // the reason in *why, when ibv_reg_mr refuses.
   Registration acquire(const void* address, uint64_t bytes, int access, std::string* why);
+  // A registration of [address, address + bytes) of `device`'s memory by GPUDirect RDMA
+  // (device_registration.h), made for this use and deregistered at release(), never
+  // kept: a program frees device memory as it likes (cudaFree, caching allocators), and
+  // a kept registration would pin pages it no longer owns.
+  Registration acquire_device(DeviceBufferPath path, const void* address, uint64_t bytes,
+                              int device, int access, std::string* why);
   // Ends a use: the registration is deregistered, or kept for the next use when
   // registrations are kept, evicting the least recently used beyond the limits.
   void release(Registration& registration);

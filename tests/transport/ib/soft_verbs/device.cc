@@ -14,6 +14,7 @@
 
 #include "tests/transport/ib/soft_verbs/completion_queue.h"
 #include "tests/transport/ib/soft_verbs/device_list.h"
+#include "tests/transport/ib/soft_verbs/dma_buf.h"
 #include "tests/transport/ib/soft_verbs/queue_pair.h"
 #include "tests/transport/ib/soft_verbs/soft_verbs.h"
 
@@ -356,24 +357,27 @@ int dealloc_pd(ibv_pd* handle) {
   return 0;
 }
 
-ibv_mr* reg_mr(ibv_pd* pd_handle, void* addr, size_t length, int access) {
-  Device& d = device();
-  std::lock_guard lock(d.mutex);
+namespace {
+
+// What reg_mr and reg_dmabuf_mr share, `call` naming the one made: registers [addr, addr
+// + length) with the device's lock held.
+ibv_mr* register_region(Device& d, const char* call, ibv_pd* pd_handle, void* addr, size_t length,
+                        int access) {
+  const std::string name = call;
   Pd* pd = d.find(d.pds, pd_handle);
-  if (pd == nullptr)
-    return refuse_null<ibv_mr>(EINVAL, unknown_handle("reg_mr", "protection domain"));
+  if (pd == nullptr) return refuse_null<ibv_mr>(EINVAL, unknown_handle(call, "protection domain"));
   if ((access & ~kAllAccess) != 0) {
     return refuse_null<ibv_mr>(
-        EINVAL, "reg_mr: access flags " + std::to_string(access) + " are not ones softib0 knows");
+        EINVAL, name + ": access flags " + std::to_string(access) + " are not ones softib0 knows");
   }
   // As the verbs specification demands: memory others may write must be locally writable.
   if ((access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) != 0 &&
       (access & IBV_ACCESS_LOCAL_WRITE) == 0) {
     return refuse_null<ibv_mr>(
-        EINVAL, "reg_mr: IBV_ACCESS_REMOTE_WRITE requires IBV_ACCESS_LOCAL_WRITE as well");
+        EINVAL, name + ": IBV_ACCESS_REMOTE_WRITE requires IBV_ACCESS_LOCAL_WRITE as well");
   }
   if (addr == nullptr && length != 0) {
-    return refuse_null<ibv_mr>(EFAULT, "reg_mr: a null address");
+    return refuse_null<ibv_mr>(EFAULT, name + ": a null address");
   }
   Region region;
   region.addr = reinterpret_cast<uint64_t>(addr);
@@ -381,7 +385,7 @@ ibv_mr* reg_mr(ibv_pd* pd_handle, void* addr, size_t length, int access) {
   region.access = static_cast<uint32_t>(access);
   region.pd_id = pd->id;
   const auto keys = d.regions->add(region);
-  if (!keys) return refuse_null<ibv_mr>(ENOMEM, "reg_mr: the process has 8192 regions already");
+  if (!keys) return refuse_null<ibv_mr>(ENOMEM, name + ": the process has 8192 regions already");
   auto mr = std::make_unique<Mr>();
   mr->pd = pd;
   mr->index = keys->index;
@@ -396,6 +400,27 @@ ibv_mr* reg_mr(ibv_pd* pd_handle, void* addr, size_t length, int access) {
   ibv_mr* handle = &mr->ibv;
   d.mrs.emplace(handle, std::move(mr));
   return handle;
+}
+
+}  // namespace
+
+ibv_mr* reg_mr(ibv_pd* pd_handle, void* addr, size_t length, int access) {
+  Device& d = device();
+  std::lock_guard lock(d.mutex);
+  return register_region(d, "reg_mr", pd_handle, addr, length, access);
+}
+
+ibv_mr* reg_dmabuf_mr(ibv_pd* pd_handle, uint64_t offset, size_t length, uint64_t iova, int fd,
+                      int access) {
+  Device& d = device();
+  std::lock_guard lock(d.mutex);
+  if (d.find(d.pds, pd_handle) == nullptr)
+    return refuse_null<ibv_mr>(EINVAL, unknown_handle("reg_dmabuf_mr", "protection domain"));
+  if (std::string why = dma_buf_mismatch(fd, offset, length, iova); !why.empty()) {
+    return refuse_null<ibv_mr>(EINVAL, "reg_dmabuf_mr: " + why);
+  }
+  return register_region(d, "reg_dmabuf_mr", pd_handle, reinterpret_cast<void*>(iova), length,
+                         access);
 }
 
 int dereg_mr(ibv_mr* handle) {

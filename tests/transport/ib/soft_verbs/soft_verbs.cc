@@ -1,5 +1,6 @@
 #include "tests/transport/ib/soft_verbs/soft_verbs.h"
 
+#include <cstdlib>
 #include <iterator>
 #include <mutex>
 
@@ -26,6 +27,12 @@ const transport::ib::VerbsApi& soft_verbs_api() {
     table.dealloc_pd = soft_verbs::dealloc_pd;
     table.reg_mr = soft_verbs::reg_mr;
     table.dereg_mr = soft_verbs::dereg_mr;
+    // Optional, as in libibverbs before 34: only where a test asks for GPUDirect RDMA by
+    // dma-buf, so that the others see the table of an ordinary host.
+    const char* dma_buf = std::getenv("WEFT_TEST_SOFT_VERBS_DMA_BUF");
+    if (dma_buf != nullptr && std::string(dma_buf) == "1") {
+      table.reg_dmabuf_mr = soft_verbs::reg_dmabuf_mr;
+    }
     table.create_comp_channel = soft_verbs::create_comp_channel;
     table.destroy_comp_channel = soft_verbs::destroy_comp_channel;
     table.create_cq = soft_verbs::create_cq;

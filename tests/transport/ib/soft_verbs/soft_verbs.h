@@ -31,6 +31,12 @@
 //                                 drop_completion_after:N  the successful signaled send
 //                                   completion after the first N is never delivered
 //                               Anything else makes open_device fail with EINVAL.
+//   WEFT_TEST_SOFT_VERBS_DMA_BUF
+//                               "1": the table has ibv_reg_dmabuf_mr, as libibverbs 34
+//                               and later have (otherwise it has none, as before 34).
+//                               It registers the range at its iova, once it has checked
+//                               that the descriptor's file is what this process maps
+//                               there (dma_buf.h): the fake device runtime's memfds.
 //   WEFT_TEST_SOFT_VERBS_DEVICES
 //                               the devices (device_list.h), read once per process,
 //                               when it first lists them: comma-separated NAME[:NUMA],
@@ -184,6 +190,9 @@ ibv_pd* alloc_pd(ibv_context* context);
 int dealloc_pd(ibv_pd* pd);
 ibv_mr* reg_mr(ibv_pd* pd, void* addr, size_t length, int access);
 int dereg_mr(ibv_mr* mr);
+// In the table only where WEFT_TEST_SOFT_VERBS_DMA_BUF is set (soft_verbs_api()).
+ibv_mr* reg_dmabuf_mr(ibv_pd* pd, uint64_t offset, size_t length, uint64_t iova, int fd,
+                      int access);
 ibv_comp_channel* create_comp_channel(ibv_context* context);
 int destroy_comp_channel(ibv_comp_channel* channel);
 ibv_cq* create_cq(ibv_context* context, int cqe, void* cq_context, ibv_comp_channel* channel,
