@@ -14,6 +14,7 @@
 #include "base/socket.h"
 #include "tests/transport/ib/soft_verbs/soft_verbs.h"
 #include "tests/transport/recording_handler.h"
+#include "tests/transport/test_frames.h"
 #include "transport/frame.h"
 #include "transport/ib/ib_endpoint.h"
 #include "transport/ib/ib_link.h"
@@ -23,20 +24,8 @@ namespace weft::transport::ib::testing {
 
 inline constexpr int kRoceV2Gid = 1;  // the soft device's ::ffff:127.0.0.1
 
-inline FrameHeader frame(uint64_t payload_bytes, int32_t tag) {
-  FrameHeader h;
-  h.kind = 1;
-  h.tag = tag;
-  h.payload_bytes = payload_bytes;
-  h.msg_bytes = payload_bytes;
-  return h;
-}
-
-inline std::string pattern(size_t bytes, int seed) {
-  std::string s(bytes, '\0');
-  for (size_t i = 0; i < bytes; ++i) s[i] = static_cast<char>((i * 131 + seed * 7) % 251);
-  return s;
-}
+using transport::testing::frame;
+using transport::testing::pattern;
 
 struct PairOptions {
   const VerbsApi* api = nullptr;  // the soft device's when null

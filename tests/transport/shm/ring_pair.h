@@ -13,6 +13,7 @@
 
 #include "base/socket.h"
 #include "tests/transport/recording_handler.h"
+#include "tests/transport/test_frames.h"
 #include "transport/frame.h"
 #include "transport/shm/inbox.h"
 #include "transport/shm/segment.h"
@@ -22,20 +23,8 @@ namespace weft::transport::shm::testing {
 
 inline constexpr uint64_t kCapacity = 4096;  // small, so that a few frames wrap it
 
-inline FrameHeader frame(uint64_t payload_bytes, int32_t tag) {
-  FrameHeader h;
-  h.kind = 1;
-  h.tag = tag;
-  h.payload_bytes = payload_bytes;
-  h.msg_bytes = payload_bytes;
-  return h;
-}
-
-inline std::string pattern(size_t bytes, int seed) {
-  std::string s(bytes, '\0');
-  for (size_t i = 0; i < bytes; ++i) s[i] = static_cast<char>((i * 131 + seed * 7) & 0xff);
-  return s;
-}
+using transport::testing::frame;
+using transport::testing::pattern;
 
 // An inbox of rank `owner` with one ring, for `sender`, in a fresh unlinked segment.
 inline std::shared_ptr<Segment> make_inbox(int owner, int sender) {
