@@ -72,7 +72,44 @@ void ShmLink::put(uint64_t position, const void* from, uint64_t bytes) {
     std::memcpy(out_.records, static_cast<const std::byte*>(from) + first, bytes - first);
 }
 
+ShmLink::CompactRecord ShmLink::compact(const FrameHeader& h) {
+  CompactRecord c;
+  c.kind = h.kind;
+  c.dtype = h.dtype;
+  c.comm = h.comm;
+  c.tag = h.tag;
+  c.src = h.src;
+  c.seq = h.seq;
+  c.recv_id = h.recv_id;
+  c.payload_bytes = static_cast<uint32_t>(h.payload_bytes);
+  return c;
+}
+
+FrameHeader ShmLink::expand(const CompactRecord& c) {
+  FrameHeader h;
+  h.kind = c.kind;
+  h.dtype = c.dtype;
+  h.comm = c.comm;
+  h.tag = c.tag;
+  h.src = c.src;
+  h.seq = c.seq;
+  h.recv_id = c.recv_id;
+  h.msg_bytes = h.payload_bytes = c.payload_bytes;
+  return h;
+}
+
 bool ShmLink::push_frame(const FrameHeader& header, const void* payload) {
+  if (compact_fits(header)) {
+    // Its line, and the next one, whose stamp commit() clears.
+    if (!reserve(2 * kLine)) return false;
+    const CompactRecord c = compact(header);
+    // In one line with the header, so never across the end of the ring.
+    if (header.payload_bytes > 0)
+      std::memcpy(out_.records + (out_head_ & (out_.capacity - 1)) + sizeof c, payload,
+                  header.payload_bytes);
+    commit(&c, sizeof c, kLine);
+    return true;
+  }
   uint64_t bytes = record_bytes(header);
   if (bytes + kLine > out_.capacity) {
     throw Error(ErrorCode::kInternal,
@@ -87,17 +124,17 @@ bool ShmLink::push_frame(const FrameHeader& header, const void* payload) {
   return true;
 }
 
-void ShmLink::commit(const FrameHeader& header, uint64_t bytes) {
+void ShmLink::commit(const void* head, uint64_t head_bytes, uint64_t bytes) {
   // The consumer polls the first word of the record at its tail: zero means "not yet".
   // Clearing the next record's first word before this record becomes visible keeps that
   // true however often the ring has wrapped.
   std::byte* next = out_.records + ((out_head_ + bytes) & (out_.capacity - 1));
   std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(next)).store(0, std::memory_order_relaxed);
   std::byte* at = out_.records + (out_head_ & (out_.capacity - 1));
-  std::memcpy(at + sizeof(uint64_t), reinterpret_cast<const std::byte*>(&header) + sizeof(uint64_t),
-              sizeof header - sizeof(uint64_t));
+  std::memcpy(at + sizeof(uint64_t), static_cast<const std::byte*>(head) + sizeof(uint64_t),
+              head_bytes - sizeof(uint64_t));
   uint64_t stamp;
-  std::memcpy(&stamp, &header, sizeof stamp);  // magic is non-zero, so the stamp is too
+  std::memcpy(&stamp, head, sizeof stamp);  // magic is non-zero, so the stamp is too
   if (burst_depth_ > 0 && held_stamp_ == 0) {
     // The burst's first record: while its first word stays zero the peer reads none of
     // the records behind it, so stamping it last publishes them all at once.

@@ -3,7 +3,7 @@
 // here is the same on every run. Covers wrap-around, a full ring, the doorbell
 // handshake before sleeping (both orders), single-copy slots reused and withdrawn, and
 // a peer that dies in the middle of a record, exits with doorbells unread (a reset,
-// not a close) or leaves a corrupt one.
+// not a close) or leaves a corrupt one, and small frames in one line (compact records).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -191,6 +191,88 @@ TEST(ShmRing, APeerThatExitsWithDoorbellsUnreadStillDeliversWhatItWrote) {
   EXPECT_EQ(pair.handler1.frames[0].payload, last);
   ASSERT_EQ(pair.handler1.failures.size(), 1u);
   EXPECT_EQ(pair.handler1.failures[0], "connection reset by the peer");
+}
+
+// Every field a frame may carry, different in every frame.
+FrameHeader full_header(uint64_t payload_bytes, int i) {
+  FrameHeader h = frame(payload_bytes, 100 + i);
+  h.kind = static_cast<uint8_t>(2 + i);
+  h.dtype = static_cast<uint8_t>(i);
+  h.comm = 7000u + static_cast<uint32_t>(i);
+  h.src = 3 + i;
+  h.seq = (1ull << 40) + static_cast<uint64_t>(i);
+  return h;
+}
+
+TEST(ShmRing, SmallFramesArriveWithEveryFieldOfTheirHeader) {
+  Pair pair;
+  // Up to 24 bytes go as compact one-line records, 25 and more as a header line and
+  // payload lines; a frame with a send_id, an offset or a partial payload never compact.
+  std::vector<FrameHeader> sent;
+  std::vector<std::string> payloads;
+  for (uint64_t bytes : {0, 1, 8, 23, 24, 25, 64}) {
+    sent.push_back(full_header(bytes, static_cast<int>(sent.size())));
+    payloads.push_back(pattern(bytes, static_cast<int>(sent.size())));
+  }
+  sent.push_back(full_header(8, 20));
+  sent.back().send_id = 99;
+  payloads.push_back(pattern(8, 20));
+  sent.push_back(full_header(8, 21));
+  sent.back().msg_bytes = 4096;  // the first piece of a larger message
+  payloads.push_back(pattern(8, 21));
+  for (size_t i = 0; i < sent.size(); ++i) {
+    ASSERT_TRUE(pair.link0->send(sent[i], payloads[i].data(), nullptr));
+  }
+  pair.link1->progress();
+  ASSERT_EQ(pair.handler1.frames.size(), sent.size());
+  for (size_t i = 0; i < sent.size(); ++i) {
+    EXPECT_EQ(std::memcmp(&pair.handler1.frames[i].header, &sent[i], sizeof(FrameHeader)), 0)
+        << "frame " << i;
+    EXPECT_EQ(pair.handler1.frames[i].payload, payloads[i]) << "frame " << i;
+  }
+  // A collective's call stamp (recv_id) travels in the compact record too.
+  FrameHeader stamped = full_header(8, 30);
+  stamped.recv_id = 0xfeedfacecafe;
+  pair.handler1.streamed.assign(8, 0);
+  const std::string payload = pattern(8, 30);
+  ASSERT_TRUE(pair.link0->send(stamped, payload.data(), nullptr));
+  pair.link1->progress();
+  ASSERT_EQ(pair.handler1.frames.size(), sent.size() + 1);
+  EXPECT_EQ(std::memcmp(&pair.handler1.frames.back().header, &stamped, sizeof stamped), 0);
+  EXPECT_EQ(std::string(pair.handler1.streamed.begin(), pair.handler1.streamed.end()), payload);
+}
+
+TEST(ShmRing, FramesOfUpTo24BytesTakeOneLineOfTheRing) {
+  // The ring takes frames until fewer than two lines beyond the record are free (one
+  // for the record after it): 63 one-line records in 4 KiB, but 31 two-line ones.
+  for (auto [bytes, fit] : {std::pair<uint64_t, int>{8, 63}, {24, 63}, {25, 31}}) {
+    Pair pair;
+    int taken = 0;
+    const std::string payload = pattern(bytes, 1);
+    for (int i = 0; i < 80; ++i) {
+      if (pair.link0->send(frame(bytes, i), payload.data(), nullptr)) ++taken;
+    }
+    EXPECT_EQ(taken, fit) << bytes << "-byte frames";
+    for (int round = 0; round < 10 && pair.handler1.frames.size() < 80; ++round) {
+      pair.link1->progress();
+      pair.link0->progress();
+    }
+    ASSERT_EQ(pair.handler1.frames.size(), 80u) << bytes << "-byte frames";
+    for (int i = 0; i < 80; ++i) EXPECT_EQ(pair.handler1.frames[i].header.tag, i);
+  }
+}
+
+TEST(ShmRing, ACompactRecordClaimingMoreThanItsLineFailsTheLink) {
+  Pair pair;
+  const std::string payload = pattern(8, 1);
+  ASSERT_TRUE(pair.link0->send(frame(8, 1), payload.data(), nullptr));
+  RingView ring = pair.ring_0_to_1();
+  const uint32_t too_long = 200;  // CompactRecord::payload_bytes, at byte 32 of the line
+  std::memcpy(ring.records + 32, &too_long, sizeof too_long);
+  pair.link1->progress();
+  EXPECT_TRUE(pair.handler1.frames.empty());
+  ASSERT_EQ(pair.handler1.failures.size(), 1u);
+  EXPECT_NE(pair.handler1.failures[0].find("compact payload too long"), std::string::npos);
 }
 
 TEST(ShmRing, ACorruptRecordFailsTheLinkInsteadOfDeliveringGarbage) {
