@@ -153,7 +153,7 @@ Engine::RequestPtr Engine::make_request(OpKind kind, GroupPtr group, const Tenso
 void Engine::count_if_outstanding(const RequestPtr& r) {
   if (r->done.load(std::memory_order_relaxed)) return;
   r->user_async = true;
-  if (async_outstanding_++ == 0 && blocking_waiters_ == 0) progress_cv_.notify_one();
+  if (add_outstanding(1) == 0 && blocking_waiters_ == 0) progress_cv_.notify_one();
 }
 
 void Engine::link_pending(const RequestPtr& r) {
@@ -224,7 +224,7 @@ void Engine::complete(const RequestPtr& request, std::exception_ptr error) {
   keep->stage = OpStage::kDone;
   keep->error = error;
   unlink_pending(*keep);
-  if (keep->user_async) --async_outstanding_;
+  if (keep->user_async) add_outstanding(-1);
   WEFT_LOG(TRACE) << "completed " << keep->describe() << ", " << keep->bytes << " B"
                   << (error ? " (failed)" : "");
   keep->done.store(true, std::memory_order_release);

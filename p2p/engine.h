@@ -217,6 +217,10 @@ class Engine final : public transport::LinkHandler {
                             uint64_t offset) override;
   int payload_device(int peer, const transport::FrameHeader& header) override;
   void on_payload_done(int peer, const transport::FrameHeader& header) override;
+  // A whole eager message (the shared-memory ring's small frames) is matched and copied
+  // in one step, without the per-frame state of the three calls above.
+  void on_whole_frame(int peer, const transport::FrameHeader& header,
+                      const std::byte* payload) override;
   void on_sent(int peer, void* cookie) override;
   void on_link_failed(int peer, const base::Failure& failure) override;
 
@@ -232,6 +236,28 @@ class Engine final : public transport::LinkHandler {
   void adopt_dialed();
   // Makes `socket` the link to `peer`, saying so; `how`: who dialed.
   void add_lazy_link(int peer, base::Fd socket, const char* how);
+  // Checks an eager or RTS frame's group, source and place in its sender's sequence,
+  // and counts it; false (a protocol error, the link failed) when one is wrong. A group
+  // rank is below the world's size; the matcher keeps a queue per source.
+  bool in_sequence(int peer, const transport::FrameHeader& h) {
+    if (h.comm < kMaxComms && h.src >= 0 && h.src < world_size()) [[likely]] {
+      uint64_t& expected = comm(h.comm).recv_seq[peer];
+      if (h.seq == expected) [[likely]] {
+        ++expected;
+        return true;
+      }
+    }
+    out_of_sequence(peer, h);
+    return false;
+  }
+  void out_of_sequence(int peer, const transport::FrameHeader& h);
+  // Where a receive's payload goes: its buffer, or its device buffer once an RTS has
+  // switched it there (GPUDirect).
+  static std::byte* recv_target(const p2p::RequestState& recv) {
+    if (recv.device >= 0) [[unlikely]]
+      return recv.device_target;
+    return static_cast<std::byte*>(recv.tensor.data());
+  }
   // Where the payload of the frame a peer is sending now goes.
   struct Incoming {
     enum class To { kNothing, kRecv, kUnexpected } to = To::kNothing;
@@ -307,8 +333,16 @@ class Engine final : public transport::LinkHandler {
   void accept_rts(const RequestPtr& recv, const transport::FrameHeader& rts, int world_peer);
   // Why `recv` cannot take a message described by `header` (InvalidArgument); none if
   // it can.
+  // Inline for the common answer (it fits); the reasons are built out of line.
   base::Failure misfit(const p2p::RequestState& recv, const transport::FrameHeader& header,
-                       int world_peer) const;
+                       int world_peer) const {
+    if (recv.stamp == header.recv_id && static_cast<DType>(header.dtype) == recv.tensor.dtype() &&
+        header.msg_bytes <= recv.tensor.bytes()) [[likely]]
+      return {};
+    return why_misfit(recv, header, world_peer);
+  }
+  base::Failure why_misfit(const p2p::RequestState& recv, const transport::FrameHeader& header,
+                           int world_peer) const;
   // Fails `recv` with `refusal`, misfit's answer to the message `header` from
   // `world_peer`; a desync is also recorded and told to the group's other members
   // (found_desync).
@@ -436,7 +470,15 @@ class Engine final : public transport::LinkHandler {
   std::mutex mutex_;
   std::condition_variable progress_cv_;
   std::atomic<int> async_outstanding_{0};  // changed with the lock, read without
-  std::atomic<int> blocking_waiters_{0};   // changed without the lock on the fast path
+  // Adds `n` to async_outstanding_ with the lock held, returning the count before: a
+  // plain load and store, since no other thread changes it meanwhile (a locked
+  // read-modify-write would cost two per request).
+  int add_outstanding(int n) {
+    const int before = async_outstanding_.load(std::memory_order_relaxed);
+    async_outstanding_.store(before + n, std::memory_order_relaxed);
+    return before;
+  }
+  std::atomic<int> blocking_waiters_{0};  // changed without the lock on the fast path
   bool stopping_ = false;
   // Counts callers' polls and posts; the progress thread stays out of the way while it
   // keeps changing (cheaper than reading the clock on every call).

@@ -8,12 +8,6 @@
 #include "weft/error.h"
 
 namespace weft::p2p {
-namespace {
-
-// Group ids beyond this in a frame mean a corrupt stream, not a real group.
-constexpr uint32_t kMaxComms = 1u << 20;
-
-}  // namespace
 
 using p2p::OpKind;
 using p2p::OpStage;
@@ -44,7 +38,8 @@ const char* frame_kind_name(uint8_t kind) {
   return "unknown";
 }
 
-base::Failure Engine::misfit(const RequestState& recv, const FrameHeader& h, int world_peer) const {
+base::Failure Engine::why_misfit(const RequestState& recv, const FrameHeader& h,
+                                 int world_peer) const {
   // The call stamp first: another collective's message would misfit in size or dtype
   // as a consequence.
   if (recv.stamp != h.recv_id) [[unlikely]]
@@ -171,6 +166,49 @@ void Engine::log_frame(bool outgoing, int world_peer, const FrameHeader& h) cons
                   << ", send_id " << h.send_id << " recv_id " << h.recv_id;
 }
 
+void Engine::out_of_sequence(int peer, const FrameHeader& h) {
+  if (h.comm >= kMaxComms) {
+    protocol_error(peer, "group id " + std::to_string(h.comm) + " out of range");
+  } else if (h.src < 0 || h.src >= world_size()) {
+    protocol_error(peer, "source rank " + std::to_string(h.src) + " out of range");
+  } else {
+    protocol_error(peer, "message sequence " + std::to_string(h.seq) + " where " +
+                             std::to_string(comm(h.comm).recv_seq[peer]) + " was due");
+  }
+}
+
+void Engine::on_whole_frame(int peer, const FrameHeader& h, const std::byte* payload) {
+  if (h.kind != static_cast<uint8_t>(FrameKind::kEager)) {
+    LinkHandler::on_whole_frame(peer, h, payload);
+    return;
+  }
+  // on_frame, payload_target and on_payload_done for an eager frame, in one step.
+  trace_frame(false, peer, h);
+  if (!in_sequence(peer, h)) return;
+  Matcher& m = matcher(h.comm);
+  if (RequestPtr recv = m.take_posted(h.src, h.tag)) {
+    base::Failure refusal = misfit(*recv, h, peer);
+    if (refusal) {
+      refuse(recv, refusal, h, peer);  // the payload is discarded
+    } else {
+      take_message_fields(*recv, h);
+      if (h.payload_bytes > 0 && !recv->abandoned)
+        std::memcpy(recv_target(*recv), payload, h.payload_bytes);
+      complete(recv);
+    }
+    consume_credit(peer, h.msg_bytes);
+    return;
+  }
+  auto message = new_message();
+  message->header = h;
+  message->world_peer = peer;
+  message->payload.assign(payload, payload + h.payload_bytes);
+  message->payload_complete = true;
+  m.add_unexpected(message);
+  if (h.recv_id != 0) check_early_message(h, peer);
+  // The credit is returned when a receive takes the message.
+}
+
 void Engine::on_frame(int peer, const FrameHeader& h) {
   trace_frame(false, peer, h);
   Peer& p = peers_[peer];
@@ -178,17 +216,7 @@ void Engine::on_frame(int peer, const FrameHeader& h) {
   switch (static_cast<FrameKind>(h.kind)) {
     case FrameKind::kEager:
     case FrameKind::kRts: {
-      if (h.comm >= kMaxComms)
-        return protocol_error(peer, "group id " + std::to_string(h.comm) + " out of range");
-      // A group rank is below the world's size; the matcher keeps a queue per source.
-      if (h.src < 0 || h.src >= world_size())
-        return protocol_error(peer, "source rank " + std::to_string(h.src) + " out of range");
-      uint64_t& expected = comm(h.comm).recv_seq[peer];
-      if (h.seq != expected) {
-        return protocol_error(peer, "message sequence " + std::to_string(h.seq) + " where " +
-                                        std::to_string(expected) + " was due");
-      }
-      ++expected;
+      if (!in_sequence(peer, h)) return;
       Matcher& m = matcher(h.comm);
       RequestPtr recv = m.take_posted(h.src, h.tag);
       if (h.kind == static_cast<uint8_t>(FrameKind::kRts)) {
@@ -326,10 +354,7 @@ std::byte* Engine::payload_target(int peer, const FrameHeader& h, uint64_t offse
   switch (in.to) {
     case Incoming::To::kRecv: {
       if (in.recv->done.load(std::memory_order_relaxed) || in.recv->abandoned) return nullptr;
-      auto* data = static_cast<std::byte*>(in.recv->tensor.data());
-      if (in.recv->device >= 0) [[unlikely]]
-        data = in.recv->device_target;
-      return data + in.base + offset;
+      return recv_target(*in.recv) + in.base + offset;
     }
     case Incoming::To::kUnexpected:
       return in.message->payload.data() + offset;

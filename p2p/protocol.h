@@ -23,6 +23,9 @@
 
 namespace weft::p2p {
 
+// Group ids beyond this in a frame mean a corrupt stream, not a real group.
+inline constexpr uint32_t kMaxComms = 1u << 20;
+
 enum class FrameKind : uint8_t {
   kEager = 1,  // a whole small message
   kRts,        // a large message is ready: send_id, msg_bytes, tag, dtype, seq

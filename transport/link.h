@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "base/failure.h"
@@ -35,11 +36,33 @@ class LinkHandler {
   virtual int payload_device(int /*peer*/, const FrameHeader& /*header*/) { return -1; }
   // The whole payload of the frame has arrived (called even for payload_bytes == 0).
   virtual void on_payload_done(int peer, const FrameHeader& header) = 0;
+  // A whole frame whose payload (payload_bytes) is already in memory at `payload`: the
+  // three calls above at once. Links that hold small frames whole call it (shared
+  // memory's one-line records), so that a handler may take them on a shorter path.
+  virtual void on_whole_frame(int peer, const FrameHeader& header, const std::byte* payload);
   // A send queued with a non-null cookie has been written out completely.
   virtual void on_sent(int peer, void* cookie) = 0;
   // The link is dead; `failure` says how ("connection reset by peer", "peer left").
   virtual void on_link_failed(int peer, const base::Failure& failure) = 0;
 };
+
+// The three frame calls for a frame whose payload is whole in memory, for any consumer
+// that has them (a LinkHandler, or a link's direct consumer).
+template <typename Consumer>
+void deliver_whole_frame(Consumer& consumer, int peer, const FrameHeader& header,
+                         const std::byte* payload) {
+  consumer.on_frame(peer, header);
+  if (header.payload_bytes > 0) {
+    std::byte* target = consumer.payload_target(peer, header, 0);
+    if (target != nullptr) std::memcpy(target, payload, header.payload_bytes);
+  }
+  consumer.on_payload_done(peer, header);
+}
+
+inline void LinkHandler::on_whole_frame(int peer, const FrameHeader& header,
+                                        const std::byte* payload) {
+  deliver_whole_frame(*this, peer, header, payload);
+}
 
 class Link {
  public:

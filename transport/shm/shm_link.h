@@ -272,15 +272,13 @@ bool ShmLink::deliver_compact(Consumer& consumer, const transport::FrameHeader& 
     fail("corrupt record in the shared-memory ring (compact payload too long)");
     return false;
   }
-  const transport::FrameHeader h = expand(c);
-  consumer.on_frame(peer_, h);
-  if (h.payload_bytes > 0) {
-    std::byte* target = consumer.payload_target(peer_, h, 0);
-    // From the copy of the line already read, not from the ring again.
-    if (target != nullptr)
-      std::memcpy(target, reinterpret_cast<const std::byte*>(&line) + sizeof c, h.payload_bytes);
+  // The payload from the copy of the line already read, not from the ring again.
+  const std::byte* payload = reinterpret_cast<const std::byte*>(&line) + sizeof c;
+  if constexpr (requires { consumer.on_whole_frame(peer_, line, payload); }) {
+    consumer.on_whole_frame(peer_, expand(c), payload);
+  } else {
+    transport::deliver_whole_frame(consumer, peer_, expand(c), payload);
   }
-  consumer.on_payload_done(peer_, h);
   return true;
 }
 
