@@ -336,6 +336,10 @@ bool Engine::send_eagerly_now(const p2p::GroupState& group, const Tensor& tensor
   if (!ensure_link(world_peer) || p.failure || p.link->failed()) return false;
   if (!eager_fits(p, tensor.bytes())) return false;
   note_caller_activity();
+  if (p.shm != nullptr && tensor.bytes() <= transport::shm::ShmLink::kCompactPayload &&
+      send_compact_now(p, group, tensor, tag, world_peer, stamp)) {
+    return true;
+  }
   FrameHeader h = eager_header(p, group, tensor, tag, world_peer, stamp);
   p.link->send(h, tensor.data(), nullptr);
   after_send(p);
@@ -357,6 +361,28 @@ FrameHeader Engine::eager_header(Peer& p, const p2p::GroupState& group, const Te
   p.eager_credit -= h.msg_bytes + kEagerOverheadBytes;
   trace_frame(true, world_peer, h);
   return h;
+}
+
+bool Engine::send_compact_now(Peer& p, const p2p::GroupState& group, const Tensor& tensor, int tag,
+                              int world_peer, uint64_t stamp) {
+  uint64_t& seq = comm(group.comm).send_seq[world_peer];
+  transport::shm::ShmLink::CompactRecord c;
+  c.kind = static_cast<uint8_t>(FrameKind::kEager);
+  c.dtype = static_cast<uint8_t>(tensor.dtype());
+  c.comm = group.comm;
+  c.tag = tag;
+  c.src = group.rank;
+  c.seq = seq;
+  c.recv_id = stamp;
+  c.payload_bytes = static_cast<uint32_t>(tensor.bytes());
+  if (!p.shm->send_compact(c, tensor.data())) return false;
+  ++seq;
+  p.eager_credit -= tensor.bytes() + kEagerOverheadBytes;
+  if (base::log::enabled(base::log::Level::kTrace)) [[unlikely]]
+    log_frame(true, world_peer, transport::shm::ShmLink::expand(c));
+  // No after_send(): the link has not failed (send_compact would have refused), and a
+  // shared-memory link never waits for its socket to take output.
+  return true;
 }
 
 void Engine::post_recv(const RequestPtr& r) {

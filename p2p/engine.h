@@ -291,6 +291,11 @@ class Engine final : public transport::LinkHandler {
   // Whether `bytes` may go to `p` eagerly now: small enough, and within its credit.
   bool eager_fits(const Peer& p, uint64_t bytes) const;
   // The kEager header of a message to `world_peer`, its credit charged.
+  // send_eagerly_now's path for a message that fits a shared-memory link's compact
+  // record: written into the ring from its fields; false when the link cannot take it
+  // now (nothing was sent or counted).
+  bool send_compact_now(Peer& p, const p2p::GroupState& group, const Tensor& tensor, int tag,
+                        int world_peer, uint64_t stamp);
   transport::FrameHeader eager_header(Peer& p, const p2p::GroupState& group, const Tensor& tensor,
                                       int tag, int world_peer, uint64_t stamp);
   RequestPtr make_request(p2p::OpKind kind, GroupPtr group, const Tensor& tensor, int peer,

@@ -98,16 +98,27 @@ FrameHeader ShmLink::expand(const CompactRecord& c) {
   return h;
 }
 
+void ShmLink::write_compact(const CompactRecord& c, const void* payload) {
+  // In one line with the header, so never across the end of the ring.
+  if (c.payload_bytes > 0)
+    std::memcpy(out_.records + (out_head_ & (out_.capacity - 1)) + sizeof c, payload,
+                c.payload_bytes);
+  commit(&c, sizeof c, kLine);
+}
+
+bool ShmLink::send_compact(const CompactRecord& c, const void* payload) {
+  // As send(): behind frames already queued, and never from inside a flush.
+  if (failed() || queue_.has_control() || in_flush_ || !reserve(2 * kLine)) return false;
+  write_compact(c, payload);
+  publish();
+  return true;
+}
+
 bool ShmLink::push_frame(const FrameHeader& header, const void* payload) {
   if (compact_fits(header)) {
     // Its line, and the next one, whose stamp commit() clears.
     if (!reserve(2 * kLine)) return false;
-    const CompactRecord c = compact(header);
-    // In one line with the header, so never across the end of the ring.
-    if (header.payload_bytes > 0)
-      std::memcpy(out_.records + (out_head_ & (out_.capacity - 1)) + sizeof c, payload,
-                  header.payload_bytes);
-    commit(&c, sizeof c, kLine);
+    write_compact(compact(header), payload);
     return true;
   }
   uint64_t bytes = record_bytes(header);

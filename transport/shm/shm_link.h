@@ -66,6 +66,40 @@ class ShmLink final : public transport::Link {
   std::string describe() const override;
 
   bool send(const transport::FrameHeader& header, const void* payload, void* cookie) override;
+
+  // Marks a compact record (CompactRecord): a whole small message and its header in one
+  // line. Also the transport's own; the consumer sees the full header it stands for.
+  static constexpr uint16_t kCompactMagic = 0x5753;  // "WS"
+  // A compact record's header: FrameHeader without the fields a compact frame leaves
+  // implied (send_id and offset 0, msg_bytes equal to payload_bytes). Its payload
+  // follows it in the same line. The first word (magic to comm) is the stamp, as in a
+  // full header.
+  struct CompactRecord {
+    uint16_t magic = kCompactMagic;
+    uint8_t kind = 0;
+    uint8_t dtype = 0;
+    uint32_t comm = 0;
+    int32_t tag = 0;
+    int32_t src = 0;
+    uint64_t seq = 0;
+    uint64_t recv_id = 0;
+    uint32_t payload_bytes = 0;
+    uint32_t unused = 0;
+  };
+  static_assert(sizeof(CompactRecord) == 40, "a compact record leaves 24 bytes of its line");
+  static constexpr uint64_t kCompactPayload = kLine - sizeof(CompactRecord);
+  static bool compact_fits(const transport::FrameHeader& h) {
+    return h.magic == transport::kFrameMagic && h.payload_bytes <= kCompactPayload &&
+           h.send_id == 0 && h.offset == 0 && h.msg_bytes == h.payload_bytes;
+  }
+  static CompactRecord compact(const transport::FrameHeader& h);
+  static transport::FrameHeader expand(const CompactRecord& c);
+  // A whole small message as one compact record, straight from its fields: the engine's
+  // fast path for small sends, which skips building a full header. False, with nothing
+  // sent, when it cannot go now (the link failed, frames wait in its queue, the ring
+  // is full); the caller then takes the general path, send().
+  bool send_compact(const CompactRecord& record, const void* payload);
+
   void send_stream(const transport::FrameHeader& header, const void* data, uint64_t bytes,
                    void* cookie) override;
   bool abandon(void* cookie) override;
@@ -96,34 +130,6 @@ class ShmLink final : public transport::Link {
   // Marks a ring record that describes a single-copy payload instead of carrying it; the
   // magic field belongs to the transport, and the consumer never sees this value.
   static constexpr uint16_t kSingleCopyMagic = 0x5743;  // "WC"
-  // Marks a compact record (CompactRecord): a whole small message and its header in one
-  // line. Also the transport's own; the consumer sees the full header it stands for.
-  static constexpr uint16_t kCompactMagic = 0x5753;  // "WS"
-  // A compact record's header: FrameHeader without the fields a compact frame leaves
-  // implied (send_id and offset 0, msg_bytes equal to payload_bytes). Its payload
-  // follows it in the same line. The first word (magic to comm) is the stamp, as in a
-  // full header.
-  struct CompactRecord {
-    uint16_t magic = kCompactMagic;
-    uint8_t kind = 0;
-    uint8_t dtype = 0;
-    uint32_t comm = 0;
-    int32_t tag = 0;
-    int32_t src = 0;
-    uint64_t seq = 0;
-    uint64_t recv_id = 0;
-    uint32_t payload_bytes = 0;
-    uint32_t unused = 0;
-  };
-  static_assert(sizeof(CompactRecord) == 40, "a compact record leaves 24 bytes of its line");
-  static constexpr uint64_t kCompactPayload = kLine - sizeof(CompactRecord);
-  static bool compact_fits(const transport::FrameHeader& h) {
-    return h.magic == transport::kFrameMagic && h.payload_bytes <= kCompactPayload &&
-           h.send_id == 0 && h.offset == 0 && h.msg_bytes == h.payload_bytes;
-  }
-  static CompactRecord compact(const transport::FrameHeader& h);
-  static transport::FrameHeader expand(const CompactRecord& c);
-
   // Payload of one process_vm_readv; the target is asked for again between pieces.
   static constexpr uint64_t kSingleCopyPiece = 64ull << 20;
 
@@ -139,6 +145,8 @@ class ShmLink final : public transport::Link {
   bool reserve(uint64_t bytes);
   void put(uint64_t position, const void* from, uint64_t bytes);
   bool push_frame(const transport::FrameHeader& header, const void* payload);
+  // Writes a compact record and its payload at out_head_ (reserved) and commits it.
+  void write_compact(const CompactRecord& record, const void* payload);
   bool push_single_copy(const transport::SendQueue::Stream& stream);
   // Writes the record's header, `head_bytes` from `head` (its payload is in place
   // already), at out_head_, where the record takes `bytes` of the ring, and makes it
