@@ -98,12 +98,36 @@ FrameHeader ShmLink::expand(const CompactRecord& c) {
   return h;
 }
 
+template <typename Head>
+void ShmLink::commit(const Head& head, uint64_t bytes) {
+  // The consumer polls the first word of the record at its tail: zero means "not yet".
+  // Clearing the next record's first word before this record becomes visible keeps that
+  // true however often the ring has wrapped.
+  std::byte* next = out_.records + ((out_head_ + bytes) & (out_.capacity - 1));
+  std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(next)).store(0, std::memory_order_relaxed);
+  std::byte* at = out_.records + (out_head_ & (out_.capacity - 1));
+  std::memcpy(at + sizeof(uint64_t), reinterpret_cast<const std::byte*>(&head) + sizeof(uint64_t),
+              sizeof head - sizeof(uint64_t));
+  uint64_t stamp;
+  std::memcpy(&stamp, &head, sizeof stamp);  // magic is non-zero, so the stamp is too
+  if (burst_depth_ > 0 && held_stamp_ == 0) {
+    // The burst's first record: while its first word stays zero the peer reads none of
+    // the records behind it, so stamping it last publishes them all at once.
+    held_stamp_ = stamp;
+    held_position_ = out_head_;
+  } else {
+    std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(at))
+        .store(stamp, std::memory_order_release);
+  }
+  out_head_ += bytes;
+}
+
 void ShmLink::write_compact(const CompactRecord& c, const void* payload) {
   // In one line with the header, so never across the end of the ring.
   if (c.payload_bytes > 0)
     std::memcpy(out_.records + (out_head_ & (out_.capacity - 1)) + sizeof c, payload,
                 c.payload_bytes);
-  commit(&c, sizeof c, kLine);
+  commit(c, kLine);
 }
 
 bool ShmLink::send_compact(const CompactRecord& c, const void* payload) {
@@ -133,29 +157,6 @@ bool ShmLink::push_frame(const FrameHeader& header, const void* payload) {
   if (header.payload_bytes > 0) put(out_head_ + sizeof header, payload, header.payload_bytes);
   commit(header, bytes);
   return true;
-}
-
-void ShmLink::commit(const void* head, uint64_t head_bytes, uint64_t bytes) {
-  // The consumer polls the first word of the record at its tail: zero means "not yet".
-  // Clearing the next record's first word before this record becomes visible keeps that
-  // true however often the ring has wrapped.
-  std::byte* next = out_.records + ((out_head_ + bytes) & (out_.capacity - 1));
-  std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(next)).store(0, std::memory_order_relaxed);
-  std::byte* at = out_.records + (out_head_ & (out_.capacity - 1));
-  std::memcpy(at + sizeof(uint64_t), static_cast<const std::byte*>(head) + sizeof(uint64_t),
-              head_bytes - sizeof(uint64_t));
-  uint64_t stamp;
-  std::memcpy(&stamp, head, sizeof stamp);  // magic is non-zero, so the stamp is too
-  if (burst_depth_ > 0 && held_stamp_ == 0) {
-    // The burst's first record: while its first word stays zero the peer reads none of
-    // the records behind it, so stamping it last publishes them all at once.
-    held_stamp_ = stamp;
-    held_position_ = out_head_;
-  } else {
-    std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(at))
-        .store(stamp, std::memory_order_release);
-  }
-  out_head_ += bytes;
 }
 
 bool ShmLink::push_single_copy(const transport::SendQueue::Stream& s) {

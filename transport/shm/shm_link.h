@@ -152,10 +152,9 @@ class ShmLink final : public transport::Link {
   // already), at out_head_, where the record takes `bytes` of the ring, and makes it
   // visible; inside a burst, the burst's first record keeps its stamp back
   // (held_stamp_), and the others wait behind its zero word.
-  void commit(const void* head, uint64_t head_bytes, uint64_t bytes);
-  void commit(const transport::FrameHeader& header, uint64_t bytes) {
-    commit(&header, sizeof header, bytes);
-  }
+  // `Head` is FrameHeader or CompactRecord (a template so that each copy has a fixed size).
+  template <typename Head>
+  void commit(const Head& head, uint64_t bytes);
   // Makes the records written so far visible and rings the doorbell if the peer sleeps;
   // inside a burst it only notes that there is something to publish.
   void publish();
@@ -240,10 +239,10 @@ void ShmLink::consume(Consumer& consumer) {
   while (!failed() && in_tail_ < stop && stamp_at_tail() != 0) {
     transport::FrameHeader h;
     std::memcpy(&h, in_.records + (in_tail_ & (in_.capacity - 1)), sizeof h);
-    if (h.magic == kCompactMagic) [[likely]] {
-      if (!deliver_compact(consumer, h)) break;
-    } else if (h.magic == transport::kFrameMagic) {
+    if (h.magic == transport::kFrameMagic) {
       deliver_copied(consumer, h, in_tail_ + sizeof h);
+    } else if (h.magic == kCompactMagic) {
+      if (!deliver_compact(consumer, h)) break;
     } else if (h.magic == kSingleCopyMagic && h.offset < kCmaSlots) {
       deliver_single_copy(consumer, h);
     } else {
