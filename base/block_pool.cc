@@ -73,21 +73,21 @@ ThreadCache::~ThreadCache() {
 }
 
 // Null once the thread's cache is gone.
+[[gnu::noinline]] ThreadCache* first_cache() {
+  thread_local ThreadCache owner;
+  return thread_cache = &owner;
+}
+
 ThreadCache* cache() {
   ThreadCache* c = thread_cache;
-  if (c == nullptr) [[unlikely]] {
-    thread_local ThreadCache owner;
-    thread_cache = c = &owner;
-  }
+  if (c == nullptr) [[unlikely]]
+    c = first_cache();
   return c == kGone ? nullptr : c;
 }
 
-}  // namespace
-
-void* take() {
-  if (ThreadCache* c = cache()) {
-    if (FreeBlock* block = c->list.pop()) return block;
-  }
+// The slow halves out of line, so that the fast ones (the thread's own list) need no
+// stack frame for a lock.
+[[gnu::noinline]] void* take_shared() {
   SharedList& s = shared();
   {
     std::lock_guard<std::mutex> lock(s.mutex);
@@ -96,25 +96,36 @@ void* take() {
   return ::operator new(kBlockBytes);
 }
 
+[[gnu::noinline]] void pass_half_on(ThreadCache& c) {
+  // One thread that only drops what another makes (a progress thread, say) would
+  // otherwise collect them all.
+  SharedList& s = shared();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  while (c.list.count > kThreadBlocks / 2) {
+    FreeBlock* extra = c.list.pop();
+    if (s.list.count < kMaxFreeBlocks) {
+      s.list.push(extra);
+    } else {
+      ::operator delete(extra);
+    }
+  }
+}
+
+}  // namespace
+
+void* take() {
+  if (ThreadCache* c = cache()) {
+    if (FreeBlock* block = c->list.pop()) return block;
+  }
+  return take_shared();
+}
+
 void give_back(void* block) {
   auto* free = static_cast<FreeBlock*>(block);
   ThreadCache* c = cache();
   if (c == nullptr) return give_to_shared(free);
   c->list.push(free);
-  if (c->list.count > kThreadBlocks) {
-    // One thread that only drops what another makes (a progress thread, say) would
-    // otherwise collect them all: pass half on.
-    SharedList& s = shared();
-    std::lock_guard<std::mutex> lock(s.mutex);
-    while (c->list.count > kThreadBlocks / 2) {
-      FreeBlock* extra = c->list.pop();
-      if (s.list.count < kMaxFreeBlocks) {
-        s.list.push(extra);
-      } else {
-        ::operator delete(extra);
-      }
-    }
-  }
+  if (c->list.count > kThreadBlocks) pass_half_on(*c);
 }
 
 }  // namespace weft::base::block_pool

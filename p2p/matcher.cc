@@ -16,10 +16,9 @@ size_t first_with_tag(const RingQueue<T>& queue, int tag_filter, TagOf tag_of) {
 
 }  // namespace
 
-RingQueue<Matcher::RequestPtr>& Matcher::posted_queue(int src_filter) {
-  if (src_filter < 0) return posted_any_;
-  if (static_cast<size_t>(src_filter) >= posted_.size()) posted_.resize(src_filter + 1);
-  return posted_[src_filter];
+RingQueue<Matcher::RequestPtr>& Matcher::new_posted_queue(int src) {
+  posted_.resize(src + 1);
+  return posted_[src];
 }
 
 void Matcher::add_posted(RequestPtr recv) {
@@ -81,7 +80,7 @@ Matcher::Found Matcher::first_unexpected(int src_filter, int tag_filter) const {
   return found;
 }
 
-Matcher::MessagePtr Matcher::take_unexpected(int src_filter, int tag_filter) {
+Matcher::MessagePtr Matcher::take_first_unexpected(int src_filter, int tag_filter) {
   Found found = first_unexpected(src_filter, tag_filter);
   if (found.src < 0) return nullptr;
   --unexpected_count_;

@@ -49,7 +49,10 @@ class Matcher {
 
   // A receive is being posted: takes the first unexpected message it matches out of the
   // unexpected queues, or returns null.
-  MessagePtr take_unexpected(int src_filter, int tag_filter);
+  MessagePtr take_unexpected(int src_filter, int tag_filter) {
+    if (unexpected_count_ == 0) return nullptr;  // inline: the common case when posting
+    return take_first_unexpected(src_filter, tag_filter);
+  }
   // Probing: the message take_unexpected(src_filter, tag_filter) would take, left in the
   // queue; null if none.
   const UnexpectedMessage* find_unexpected(int src_filter, int tag_filter) const;
@@ -85,7 +88,14 @@ class Matcher {
   // The one search behind take_unexpected and find_unexpected, so that a probe reports
   // exactly the message the next matching receive takes.
   Found first_unexpected(int src_filter, int tag_filter) const;
-  RingQueue<RequestPtr>& posted_queue(int src_filter);
+  MessagePtr take_first_unexpected(int src_filter, int tag_filter);
+  RingQueue<RequestPtr>& posted_queue(int src_filter) {
+    if (src_filter < 0) return posted_any_;
+    if (static_cast<size_t>(src_filter) < posted_.size()) [[likely]]
+      return posted_[src_filter];
+    return new_posted_queue(src_filter);
+  }
+  RingQueue<RequestPtr>& new_posted_queue(int src);
 
   std::vector<RingQueue<RequestPtr>> posted_;      // by source, for receives naming one
   RingQueue<RequestPtr> posted_any_;               // receives from any source

@@ -339,23 +339,26 @@ struct Predefined {
   std::array<std::optional<std::string>, kSlots> renamed;
 };
 
-Predefined& predefined() {
-  static Predefined* table = [] {
-    auto* p = new Predefined();  // never destroyed: see abort_process
-    for (size_t i = 0; i < kSlots; ++i) {
-      auto handle = reinterpret_cast<MPI_Datatype>(kFirstHandle + i);
-      try {
-        const TypeInfo& info = type_info(handle);
-        p->typemaps[i] = predefined_typemap(handle, info);
-        p->names[i] = info.name;
-        const Typemap& t = *p->typemaps[i];
-        if (t.dense() && t.lb == 0 && t.segments[0].offset == 0) p->dense_sizes[i] = t.size;
-      } catch (const MpiError&) {
-        // not a predefined handle
-      }
+// Out of line, so that predefined(), asked on every plain message, stays a guard check.
+[[gnu::noinline]] Predefined* build_predefined() {
+  auto* p = new Predefined();  // never destroyed: see abort_process
+  for (size_t i = 0; i < kSlots; ++i) {
+    auto handle = reinterpret_cast<MPI_Datatype>(kFirstHandle + i);
+    try {
+      const TypeInfo& info = type_info(handle);
+      p->typemaps[i] = predefined_typemap(handle, info);
+      p->names[i] = info.name;
+      const Typemap& t = *p->typemaps[i];
+      if (t.dense() && t.lb == 0 && t.segments[0].offset == 0) p->dense_sizes[i] = t.size;
+    } catch (const MpiError&) {
+      // not a predefined handle
     }
-    return p;
-  }();
+  }
+  return p;
+}
+
+Predefined& predefined() {
+  static Predefined* const table = build_predefined();
   return *table;
 }
 
