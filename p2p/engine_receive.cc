@@ -192,8 +192,10 @@ void Engine::on_whole_frame(int peer, const FrameHeader& h, const std::byte* pay
       refuse(recv, refusal, h, peer);  // the payload is discarded
     } else {
       take_message_fields(*recv, h);
-      if (h.payload_bytes > 0 && !recv->abandoned)
-        std::memcpy(recv_target(*recv), payload, h.payload_bytes);
+      // As payload_target: never into a receive that has failed already (shutdown fails
+      // receives where they stand) or was abandoned; its buffer may be gone.
+      const bool wanted = !recv->done.load(std::memory_order_relaxed) && !recv->abandoned;
+      if (h.payload_bytes > 0 && wanted) std::memcpy(recv_target(*recv), payload, h.payload_bytes);
       complete(recv);
     }
     consume_credit(peer, h.msg_bytes);
