@@ -133,6 +133,7 @@ bool TcpLink::next_frame() {
 
 void TcpLink::flush() {
   if (in_flush_ || burst_depth_ > 0 || failed() || !write_failure_.empty()) return;
+  if (!current_ && queue_.empty()) return;  // every poll ends a burst: keep that cheap
   in_flush_ = true;
   while (current_ || next_frame()) {
     // Gather the current frame and the control frames behind it into one writev.
@@ -249,6 +250,12 @@ bool TcpLink::consume_staging() {
       if (in_header_.magic != transport::kFrameMagic) {
         fail("corrupt frame header (bad magic): the byte stream is out of step");
         break;
+      }
+      if (in_header_.payload_bytes <= staging_end_ - staging_begin_) {
+        // The whole frame is in this read (a small message, typically): one call.
+        handler_.on_whole_frame(peer_, in_header_, staging_.data() + staging_begin_);
+        staging_begin_ += in_header_.payload_bytes;
+        continue;
       }
       handler_.on_frame(peer_, in_header_);
       if (in_header_.payload_bytes == 0) {
