@@ -37,8 +37,9 @@ class LinkHandler {
   // The whole payload of the frame has arrived (called even for payload_bytes == 0).
   virtual void on_payload_done(int peer, const FrameHeader& header) = 0;
   // A whole frame whose payload (payload_bytes) is already in memory at `payload`: the
-  // three calls above at once. Links that hold small frames whole call it (shared
-  // memory's one-line records), so that a handler may take them on a shorter path.
+  // three calls above at once. Links call it when they hold a frame whole (shared
+  // memory's one-line records, a TCP frame within one read), so that a handler may take
+  // it on a shorter path.
   virtual void on_whole_frame(int peer, const FrameHeader& header, const std::byte* payload);
   // A send queued with a non-null cookie has been written out completely.
   virtual void on_sent(int peer, void* cookie) = 0;
