@@ -273,8 +273,9 @@ void ShmLink::deliver_copied(Consumer& consumer, const transport::FrameHeader& h
 
 template <typename Consumer>
 bool ShmLink::deliver_compact(Consumer& consumer, const transport::FrameHeader& line) {
+  // The line's bytes, read as the record they are (not as the FrameHeader they came in).
   CompactRecord c;
-  std::memcpy(&c, &line, sizeof c);
+  std::memcpy(&c, reinterpret_cast<const std::byte*>(&line), sizeof c);
   if (c.payload_bytes > kCompactPayload) {
     fail("corrupt record in the shared-memory ring (compact payload too long)");
     return false;
