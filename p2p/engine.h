@@ -290,12 +290,12 @@ class Engine final : public transport::LinkHandler {
                                         int world_peer, uint64_t stamp);
   // Whether `bytes` may go to `p` eagerly now: small enough, and within its credit.
   bool eager_fits(const Peer& p, uint64_t bytes) const;
-  // The kEager header of a message to `world_peer`, its credit charged.
   // send_eagerly_now's path for a message that fits a shared-memory link's compact
   // record: written into the ring from its fields; false when the link cannot take it
   // now (nothing was sent or counted).
   bool send_compact_now(Peer& p, const p2p::GroupState& group, const Tensor& tensor, int tag,
                         int world_peer, uint64_t stamp);
+  // The kEager header of a message to `world_peer`, its credit charged.
   transport::FrameHeader eager_header(Peer& p, const p2p::GroupState& group, const Tensor& tensor,
                                       int tag, int world_peer, uint64_t stamp);
   RequestPtr make_request(p2p::OpKind kind, GroupPtr group, const Tensor& tensor, int peer,
@@ -320,6 +320,11 @@ class Engine final : public transport::LinkHandler {
   // engine is done with (and that nothing else refers to) to the list.
   std::shared_ptr<UnexpectedMessage> new_message();
   void recycle(std::shared_ptr<UnexpectedMessage>& message);
+  // A matchable frame (eager or RTS) that no posted receive took: queued in `m` as an
+  // unexpected message, its payload left to the caller, and a collective's checked
+  // against the call of its tag (check_early_message).
+  std::shared_ptr<UnexpectedMessage> add_unexpected(Matcher& m, int peer,
+                                                    const transport::FrameHeader& h);
   // The blocking receive's shortcut: `message`, just taken from the unexpected queue,
   // is a complete eager message that fits `tensor`: copies it there, returns its credit
   // and recycles it. False (changing nothing) for any other message.

@@ -201,14 +201,20 @@ void Engine::on_whole_frame(int peer, const FrameHeader& h, const std::byte* pay
     consume_credit(peer, h.msg_bytes);
     return;
   }
+  auto message = add_unexpected(m, peer, h);
+  message->payload.assign(payload, payload + h.payload_bytes);
+  message->payload_complete = true;
+  // The credit is returned when a receive takes the message.
+}
+
+std::shared_ptr<UnexpectedMessage> Engine::add_unexpected(Matcher& m, int peer,
+                                                          const FrameHeader& h) {
   auto message = new_message();
   message->header = h;
   message->world_peer = peer;
-  message->payload.assign(payload, payload + h.payload_bytes);
-  message->payload_complete = true;
   m.add_unexpected(message);
   if (h.recv_id != 0) check_early_message(h, peer);
-  // The credit is returned when a receive takes the message.
+  return message;
 }
 
 void Engine::on_frame(int peer, const FrameHeader& h) {
@@ -225,12 +231,7 @@ void Engine::on_frame(int peer, const FrameHeader& h) {
         if (recv) {
           accept_rts(recv, h, peer);
         } else {
-          auto message = new_message();
-          message->header = h;
-          message->world_peer = peer;
-          message->payload_complete = true;
-          m.add_unexpected(message);
-          if (h.recv_id != 0) check_early_message(h, peer);
+          add_unexpected(m, peer, h)->payload_complete = true;  // an RTS has no payload
         }
         return;
       }
@@ -246,14 +247,10 @@ void Engine::on_frame(int peer, const FrameHeader& h) {
         p.incoming.recv = std::move(recv);
         return;
       }
-      auto message = new_message();
-      message->header = h;
-      message->world_peer = peer;
+      auto message = add_unexpected(m, peer, h);
       message->payload.resize(h.payload_bytes);
-      m.add_unexpected(message);
       p.incoming.to = Incoming::To::kUnexpected;
-      p.incoming.message = message;
-      if (h.recv_id != 0) check_early_message(h, peer);
+      p.incoming.message = std::move(message);
       return;
     }
     case FrameKind::kCts: {

@@ -122,29 +122,25 @@ void ShmLink::commit(const Head& head, uint64_t bytes) {
   out_head_ += bytes;
 }
 
-void ShmLink::write_compact(const CompactRecord& c, const void* payload) {
+bool ShmLink::push_compact(const CompactRecord& c, const void* payload) {
+  // Its line, and the next one, whose stamp commit() clears.
+  if (!reserve(2 * kLine)) return false;
   // In one line with the header, so never across the end of the ring.
   if (c.payload_bytes > 0)
     std::memcpy(out_.records + (out_head_ & (out_.capacity - 1)) + sizeof c, payload,
                 c.payload_bytes);
   commit(c, kLine);
+  return true;
 }
 
 bool ShmLink::send_compact(const CompactRecord& c, const void* payload) {
-  // As send(): behind frames already queued, and never from inside a flush.
-  if (failed() || queue_.has_control() || in_flush_ || !reserve(2 * kLine)) return false;
-  write_compact(c, payload);
+  if (failed() || !writes_now() || !push_compact(c, payload)) return false;
   publish();
   return true;
 }
 
 bool ShmLink::push_frame(const FrameHeader& header, const void* payload) {
-  if (compact_fits(header)) {
-    // Its line, and the next one, whose stamp commit() clears.
-    if (!reserve(2 * kLine)) return false;
-    write_compact(compact(header), payload);
-    return true;
-  }
+  if (compact_fits(header)) return push_compact(compact(header), payload);
   uint64_t bytes = record_bytes(header);
   if (bytes + kLine > out_.capacity) {
     throw Error(ErrorCode::kInternal,
@@ -212,7 +208,7 @@ void ShmLink::publish_now() {
 
 bool ShmLink::send(const FrameHeader& header, const void* payload, void* cookie) {
   refuse_if_failed();
-  if (!queue_.has_control() && !in_flush_ && push_frame(header, payload)) {
+  if (writes_now() && push_frame(header, payload)) {
     publish();
     return true;
   }

@@ -145,8 +145,11 @@ class ShmLink final : public transport::Link {
   bool reserve(uint64_t bytes);
   void put(uint64_t position, const void* from, uint64_t bytes);
   bool push_frame(const transport::FrameHeader& header, const void* payload);
-  // Writes a compact record and its payload at out_head_ (reserved) and commits it.
-  void write_compact(const CompactRecord& record, const void* payload);
+  // push_frame for a compact record: false when the ring has no room for it now.
+  bool push_compact(const CompactRecord& record, const void* payload);
+  // Whether a frame may go into the ring now rather than behind those already queued
+  // (and never from inside a flush, which is writing them).
+  bool writes_now() const { return !queue_.has_control() && !in_flush_; }
   bool push_single_copy(const transport::SendQueue::Stream& stream);
   // Writes the record's header, `head_bytes` from `head` (its payload is in place
   // already), at out_head_, where the record takes `bytes` of the ring, and makes it

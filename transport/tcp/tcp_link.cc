@@ -257,13 +257,10 @@ bool TcpLink::consume_staging() {
         staging_begin_ += in_header_.payload_bytes;
         continue;
       }
+      // Its payload (never empty here) comes in pieces, this read's and later ones.
       handler_.on_frame(peer_, in_header_);
-      if (in_header_.payload_bytes == 0) {
-        handler_.on_payload_done(peer_, in_header_);
-      } else {
-        in_payload_ = true;
-        in_payload_done_ = 0;
-      }
+      in_payload_ = true;
+      in_payload_done_ = 0;
       continue;
     }
     uint64_t take = std::min<uint64_t>(avail, in_header_.payload_bytes - in_payload_done_);
