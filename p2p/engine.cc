@@ -47,6 +47,13 @@ Engine::Engine(int world_rank, std::vector<PeerInfo> peers, EngineOptions option
 
 Engine::~Engine() {
   shutdown(std::chrono::milliseconds(0));
+  // The receives that failed while queued, kept alive for the matcher (complete()).
+  for (auto& c : comms_) {
+    if (!c) continue;
+    for (RequestState* r : c->matcher.take_posted_if([](const RequestState&) { return true; })) {
+      r->self.reset();
+    }
+  }
   if (epoll_fd_ >= 0) ::close(epoll_fd_);
   if (waiter_bell_ >= 0) ::close(waiter_bell_);
 }
@@ -147,30 +154,6 @@ Engine::RequestPtr Engine::make_request(OpKind kind, GroupPtr group, const Tenso
   return r;
 }
 
-// Only a request still pending after it was posted needs the progress thread; counting
-// the many that complete at once (eager sends) would wake it for nothing, and a wake-up
-// is a system call on the caller's path.
-void Engine::count_if_outstanding(const RequestPtr& r) {
-  if (r->done.load(std::memory_order_relaxed)) return;
-  r->user_async = true;
-  if (add_outstanding(1) == 0 && blocking_waiters_ == 0) progress_cv_.notify_one();
-}
-
-void Engine::link_pending(const RequestPtr& r) {
-  r->self = r;
-  r->pending_next = pending_head_;
-  if (pending_head_) pending_head_->pending_prev = r.get();
-  pending_head_ = r.get();
-}
-
-void Engine::unlink_pending(RequestState& r) {
-  if (r.pending_prev) r.pending_prev->pending_next = r.pending_next;
-  if (r.pending_next) r.pending_next->pending_prev = r.pending_prev;
-  if (pending_head_ == &r) pending_head_ = r.pending_next;
-  r.pending_prev = r.pending_next = nullptr;
-  r.self.reset();  // may free r if the engine held the last reference
-}
-
 std::vector<Engine::RequestPtr> Engine::pending_requests() const {
   std::vector<RequestPtr> out;
   for (RequestState* r = pending_head_; r != nullptr; r = r->pending_next) out.push_back(r->self);
@@ -227,6 +210,11 @@ void Engine::complete(const RequestPtr& request, std::exception_ptr error) {
   if (keep->user_async) add_outstanding(-1);
   WEFT_LOG(TRACE) << "completed " << keep->describe() << ", " << keep->bytes << " B"
                   << (error ? " (failed)" : "");
+  // Failed while still queued for matching (shutdown, a desync, an abort fail requests
+  // where they stand): it stays there to take the message meant for it, and the queue's
+  // plain pointer needs it alive until then (take_posted) or until the engine goes.
+  if (keep->in_posted_queue) [[unlikely]]
+    keep->self = keep;
   keep->done.store(true, std::memory_order_release);
   // Blocked waiters look again (sleep_as_waiter).
   ++completions_;
@@ -250,7 +238,7 @@ Engine::RequestPtr Engine::irecv(GroupPtr group, const Tensor& tensor, int src, 
 Engine::RequestPtr Engine::post(OpKind kind, GroupPtr group, const Tensor& tensor, int peer,
                                 int tag, bool user_async, bool synchronous, uint64_t stamp,
                                 const DeviceBuffer* device) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<base::FutexMutex> lock(mutex_);
   note_caller_activity();
   RequestPtr r = make_request(kind, std::move(group), tensor, peer, tag);
   r->synchronous = synchronous;
@@ -324,7 +312,7 @@ FrameHeader Engine::message_header(const p2p::GroupState& group, const Tensor& t
 
 bool Engine::send_eagerly_now(const p2p::GroupState& group, const Tensor& tensor, int dst, int tag,
                               uint64_t stamp) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<base::FutexMutex> lock(mutex_);
   int world_peer = group.world_ranks[dst];
   if (shut_down_ || aborted_ || world_peer == rank_) return false;
   if (stamp != 0) {
@@ -402,7 +390,7 @@ void Engine::post_recv(const RequestPtr& r) {
       return;
     }
   }
-  matcher(r->group->comm).add_posted(r);
+  matcher(r->group->comm).add_posted(r.get());
 }
 
 void Engine::send_to_self(const RequestPtr& send) {
@@ -414,7 +402,7 @@ void Engine::send_to_self(const RequestPtr& send) {
   h.src = g.rank;
   h.msg_bytes = send->bytes;
   h.recv_id = send->stamp;
-  if (RequestPtr recv = matcher(g.comm).take_posted(g.rank, send->tag)) {
+  if (RequestPtr recv = take_posted(matcher(g.comm), g.rank, send->tag)) {
     base::Failure refusal = misfit(*recv, h, rank_);
     if (refusal) {
       refuse(recv, refusal, h, rank_);

@@ -31,6 +31,7 @@
 
 #include "base/deadline.h"
 #include "base/failure.h"
+#include "base/futex_mutex.h"
 #include "base/log.h"
 #include "p2p/matcher.h"
 #include "p2p/protocol.h"
@@ -310,7 +311,15 @@ class Engine final : public transport::LinkHandler {
                   const DeviceBuffer* device = nullptr);
   void post_send(const RequestPtr& send);
   void post_recv(const RequestPtr& recv);
-  void count_if_outstanding(const RequestPtr& request);
+  // Only a request still pending after it was posted needs the progress thread; counting
+  // the many that complete at once (eager sends) would wake it for nothing, and a
+  // wake-up is a system call on the caller's path. Inline, as the two below: each is a
+  // few instructions on every message.
+  void count_if_outstanding(const RequestPtr& r) {
+    if (r->done.load(std::memory_order_relaxed)) return;
+    r->user_async = true;
+    if (add_outstanding(1) == 0 && blocking_waiters_ == 0) progress_cv_.notify_one();
+  }
   void complete(const RequestPtr& request, std::exception_ptr error = nullptr);
   void fail(const RequestPtr& request, std::exception_ptr error) { complete(request, error); }
 
@@ -332,7 +341,7 @@ class Engine final : public transport::LinkHandler {
   // Makes sure no engine structure refers to the receive `recv` any more: the posted
   // queue, the large receives in progress, a payload arriving for it. For receives that
   // ended without completing (abandoned, failed), whose later payload is discarded.
-  void withdraw_receive(const p2p::RequestState& recv);
+  void withdraw_receive(p2p::RequestState& recv);
   // The same for a send that ends without completing: a large one is withdrawn (the
   // receiver's CTS, or the stream under way, is answered with a kCancel giving
   // `reason`, a WithdrawReason or the failed world rank); a queued eager one still
@@ -413,8 +422,29 @@ class Engine final : public transport::LinkHandler {
   }
   Comm& create_comm(uint32_t id);
   Matcher& matcher(uint32_t id) { return comm(id).matcher; }
-  void link_pending(const RequestPtr& request);
-  void unlink_pending(p2p::RequestState& request);
+  // The posted receive of `m` a message from `src` with `tag` goes to, taken out of the
+  // queue, with the engine's reference; null if none. One that failed while queued comes
+  // too (done): the pointer returned is then the last, and the message goes with it.
+  RequestPtr take_posted(Matcher& m, int src, int tag) {
+    p2p::RequestState* r = m.take_posted(src, tag);
+    if (r == nullptr) return nullptr;
+    if (r->done.load(std::memory_order_relaxed)) return std::move(r->self);
+    return r->self;
+  }
+  // The list of pending operations, which the engine keeps alive through `self`.
+  void link_pending(const RequestPtr& r) {
+    r->self = r;
+    r->pending_next = pending_head_;
+    if (pending_head_) pending_head_->pending_prev = r.get();
+    pending_head_ = r.get();
+  }
+  void unlink_pending(p2p::RequestState& r) {
+    if (r.pending_prev) r.pending_prev->pending_next = r.pending_next;
+    if (r.pending_next) r.pending_next->pending_prev = r.pending_prev;
+    if (pending_head_ == &r) pending_head_ = r.pending_next;
+    r.pending_prev = r.pending_next = nullptr;
+    r.self.reset();  // may free r if the engine held the last reference
+  }
   std::vector<RequestPtr> pending_requests() const;
 
   // Progress, with mutex_ held: every busy-polled link, and then, when `check_fds`, every
@@ -451,7 +481,7 @@ class Engine final : public transport::LinkHandler {
   // waiter_bell_ to wake it; the others wait on followers_cv_, which complete() and the
   // epoll sleeper's return notify. Returns at once if a request completed since the
   // caller read completions_ as `seen_completions`. True: a link may have work.
-  bool sleep_as_waiter(std::unique_lock<std::mutex>& lock, int timeout_ms,
+  bool sleep_as_waiter(std::unique_lock<base::FutexMutex>& lock, int timeout_ms,
                        uint64_t seen_completions);
   void progress_loop();
   void watch_output(Peer& peer);
@@ -477,8 +507,10 @@ class Engine final : public transport::LinkHandler {
   std::function<void(int)> silence_observer_;
   std::atomic<bool> silence_reported_{false};
 
-  std::mutex mutex_;
-  std::condition_variable progress_cv_;
+  // Taken by every post and every poll, so a mutex whose uncontended pair costs two
+  // atomic instructions (base/futex_mutex.h); condition_variable_any waits on it.
+  base::FutexMutex mutex_;
+  std::condition_variable_any progress_cv_;
   std::atomic<int> async_outstanding_{0};  // changed with the lock, read without
   // Adds `n` to async_outstanding_ with the lock held, returning the count before: a
   // plain load and store, since no other thread changes it meanwhile (a locked
@@ -521,7 +553,7 @@ class Engine final : public transport::LinkHandler {
   bool bell_rung_ = false;
   bool waiter_in_epoll_ = false;
   int followers_ = 0;
-  std::condition_variable followers_cv_;
+  std::condition_variable_any followers_cv_;
   uint64_t completions_ = 0;
   std::thread progress_thread_;
 

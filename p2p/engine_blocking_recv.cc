@@ -37,7 +37,7 @@ RecvResult Engine::recv(const GroupPtr& group, const Tensor& tensor, int src, in
                         Timeout timeout) {
   std::optional<RequestState> request;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<base::FutexMutex> lock(mutex_);
     note_caller_activity();
     if (closed()) std::rethrow_exception(refusal(describe_op(OpKind::kRecv, *group, src, tag)));
     // A message that arrived before its sender failed is still delivered.
@@ -59,7 +59,7 @@ RecvResult Engine::recv(const GroupPtr& group, const Tensor& tensor, int src, in
     } else if (peer_world >= 0 && peer_world != rank_ && peers_[peer_world].failure) {
       fail(ptr, std::make_exception_ptr(peer_error(peer_world, r.describe())));
     } else {
-      matcher(group->comm).add_posted(ptr);
+      matcher(group->comm).add_posted(&r);
     }
   }
   RequestState& r = *request;
@@ -74,7 +74,7 @@ RecvResult Engine::recv(const GroupPtr& group, const Tensor& tensor, int src, in
   } catch (...) {
     // Nothing else is expected from a wait, but the request must not outlive the call.
     abandon(borrowed(r), r.describe() + ": the wait was interrupted");
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<base::FutexMutex> lock(mutex_);
     withdraw_receive(r);
     throw;
   }
@@ -82,7 +82,7 @@ RecvResult Engine::recv(const GroupPtr& group, const Tensor& tensor, int src, in
     // Failures fail a request where it stands (shutdown leaves it queued, say): unlink
     // it from whatever still refers to it before its frame goes.
     {
-      std::lock_guard<std::mutex> lock(mutex_);
+      std::lock_guard<base::FutexMutex> lock(mutex_);
       withdraw_receive(r);
     }
     std::rethrow_exception(r.error);

@@ -9,7 +9,7 @@ namespace weft::p2p {
 
 bool Engine::moves_device_memory(int world_peer, uint64_t bytes) {
   if (bytes <= options_.eager_limit || world_peer < 0 || world_peer == rank_) return false;
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<base::FutexMutex> lock(mutex_);
   const Peer& p = peers_[world_peer];
   return p.link != nullptr && !p.link->failed() && p.link->takes_device_memory();
 }

@@ -60,9 +60,7 @@ void Engine::on_link_failed(int peer, const base::Failure& link_failure) {
     if (involved) doomed.push_back(request);
   }
   for (const RequestPtr& r : doomed) {
-    if (r->kind == OpKind::kRecv && r->stage == OpStage::kPosted) {
-      matcher(r->group->comm).remove_posted(r.get());
-    }
+    if (r->in_posted_queue) matcher(r->group->comm).remove_posted(r.get());
     if (r->id != 0) {
       if (r->kind == OpKind::kSend)
         rendezvous_sends_.erase(r->id);
@@ -87,7 +85,7 @@ void Engine::on_link_failed(int peer, const base::Failure& link_failure) {
 }
 
 void Engine::throw_if_failed(std::span<const int> world_peers, int awaited) {
-  std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
+  std::unique_lock<base::FutexMutex> lock(mutex_, std::try_to_lock);
   if (!lock.owns_lock()) return;  // whoever holds it is polling the links
   if (shut_down_) {
     throw Error(ErrorCode::kState,
@@ -106,9 +104,9 @@ void Engine::throw_if_failed(std::span<const int> world_peers, int awaited) {
 }
 
 bool Engine::cancel_receive(RequestState& request) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<base::FutexMutex> lock(mutex_);
   if (request.done.load(std::memory_order_relaxed) || request.kind != OpKind::kRecv ||
-      request.stage != OpStage::kPosted || !matcher(request.group->comm).remove_posted(&request)) {
+      !request.in_posted_queue || !matcher(request.group->comm).remove_posted(&request)) {
     return false;
   }
   RequestPtr r = request.self;  // the engine's own reference, while it is pending
@@ -119,7 +117,7 @@ bool Engine::cancel_receive(RequestState& request) {
 }
 
 void Engine::abandon(const RequestPtr& r, const std::string& why, int reason) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<base::FutexMutex> lock(mutex_);
   if (r->done.load(std::memory_order_relaxed)) return;
   r->abandoned = true;
   if (r->kind == OpKind::kRecv) {
@@ -158,8 +156,8 @@ void Engine::withdraw_send(const RequestPtr& r, int reason) {
   }
 }
 
-void Engine::withdraw_receive(const RequestState& r) {
-  if (r.stage == OpStage::kPosted) matcher(r.group->comm).remove_posted(&r);
+void Engine::withdraw_receive(RequestState& r) {
+  if (r.in_posted_queue) matcher(r.group->comm).remove_posted(&r);
   if (r.id != 0) {
     auto it = active_recvs_.find(r.id);
     if (it != active_recvs_.end() && it->second.get() == &r) active_recvs_.erase(it);
@@ -199,7 +197,7 @@ std::exception_ptr Engine::refusal(const std::string& what) const {
 }
 
 void Engine::abort(const std::string& reason) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<base::FutexMutex> lock(mutex_);
   if (shut_down_ || aborted_) return;
   base::Failure why(ErrorCode::kState, "weft::abort was called on this rank (" + peer_name(rank_) +
                                            ")" + (reason.empty() ? "" : ": " + reason));
@@ -239,7 +237,7 @@ void Engine::abort_locked(base::Failure why) {
 
 void Engine::shutdown(std::chrono::milliseconds drain) {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<base::FutexMutex> lock(mutex_);
     if (shut_down_) return;
     shut_down_ = true;
     stopping_ = true;
@@ -247,7 +245,7 @@ void Engine::shutdown(std::chrono::milliseconds drain) {
   progress_cv_.notify_all();
   if (progress_thread_.joinable()) progress_thread_.join();
 
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<base::FutexMutex> lock(mutex_);
   for (const RequestPtr& r : pending_requests()) {
     bool eager_in_flight = r->kind == OpKind::kSend && r->stage == OpStage::kEagerQueued;
     if (r->kind == OpKind::kSend && r->peer_world != rank_) {

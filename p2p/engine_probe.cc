@@ -12,7 +12,7 @@ namespace weft::p2p {
 std::optional<ProbeResult> Engine::iprobe(const p2p::GroupState& group, int src, int tag) {
   // Like test(): progress only if no other thread is polling (it makes the progress
   // then), but the lock is needed to read the queue either way.
-  std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
+  std::unique_lock<base::FutexMutex> lock(mutex_, std::try_to_lock);
   if (lock.owns_lock()) {
     // A counter rather than iteration 0, so that a loop of iprobes reaches epoll now
     // and then, as a wait does.
@@ -24,7 +24,7 @@ std::optional<ProbeResult> Engine::iprobe(const p2p::GroupState& group, int src,
 }
 
 std::shared_ptr<UnexpectedMessage> Engine::iclaim(const p2p::GroupState& group, int src, int tag) {
-  std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
+  std::unique_lock<base::FutexMutex> lock(mutex_, std::try_to_lock);
   if (lock.owns_lock()) {
     poll_for_caller(src < 0 ? -1 : group.world_ranks[src], iprobe_polls_++);
   } else {
@@ -36,7 +36,7 @@ std::shared_ptr<UnexpectedMessage> Engine::iclaim(const p2p::GroupState& group, 
 
 Engine::RequestPtr Engine::receive_claimed(GroupPtr group, const Tensor& tensor,
                                            const std::shared_ptr<UnexpectedMessage>& message) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<base::FutexMutex> lock(mutex_);
   note_caller_activity();
   const transport::FrameHeader& h = message->header;
   RequestPtr r = make_request(OpKind::kRecv, std::move(group), tensor, h.src, h.tag);

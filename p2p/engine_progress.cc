@@ -112,19 +112,19 @@ void Engine::wake_busy_links() {
 
 int Engine::sleep_in_epoll(epoll_event* events, int max_events, int timeout_ms) {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<base::FutexMutex> lock(mutex_);
     if (!prepare_busy_links_to_sleep()) {
       wake_busy_links();
       return -1;
     }
   }
   int n = epoll_wait(epoll_fd_, events, max_events, timeout_ms);
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<base::FutexMutex> lock(mutex_);
   wake_busy_links();
   return n;
 }
 
-bool Engine::sleep_as_waiter(std::unique_lock<std::mutex>& lock, int timeout_ms,
+bool Engine::sleep_as_waiter(std::unique_lock<base::FutexMutex>& lock, int timeout_ms,
                              uint64_t seen_completions) {
   auto completed = [&] { return completions_ != seen_completions; };
   if (completed()) return false;
@@ -159,7 +159,7 @@ bool Engine::sleep_as_waiter(std::unique_lock<std::mutex>& lock, int timeout_ms,
 
 bool Engine::test(RequestState& request) {
   if (request.done.load(std::memory_order_acquire)) return true;
-  std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
+  std::unique_lock<base::FutexMutex> lock(mutex_, std::try_to_lock);
   // A counter rather than iteration 0, so that a loop of tests polls the other links
   // and epoll too, as a wait does.
   if (lock.owns_lock()) poll_for_caller(request.peer_world, test_polls_++);
@@ -181,7 +181,7 @@ void Engine::poll_until(Timeout timeout, Step step, Expire expire, Done done) {
       if (e->blocking_waiters_.fetch_sub(1) == 1 && e->async_outstanding_.load() > 0) {
         // The progress thread is needed again; wake it under the lock so that the
         // wake-up cannot slip between its predicate check and its sleep.
-        std::lock_guard<std::mutex> lock(e->mutex_);
+        std::lock_guard<base::FutexMutex> lock(e->mutex_);
         e->progress_cv_.notify_one();
       }
     }
@@ -199,7 +199,7 @@ void Engine::poll_until(Timeout timeout, Step step, Expire expire, Done done) {
       // One thread polls at a time; the others watch their own flag meanwhile, since the
       // poller completes their requests as well (the first poll queues for the lock, so
       // that seen_completions is read once).
-      std::unique_lock<std::mutex> lock(mutex_, std::defer_lock);
+      std::unique_lock<base::FutexMutex> lock(mutex_, std::defer_lock);
       if (iteration == 0 || !spinning) {
         lock.lock();
       } else if (!lock.try_lock()) {
@@ -224,7 +224,7 @@ void Engine::poll_until(Timeout timeout, Step step, Expire expire, Done done) {
     if (spinning && iteration % kPollsPerClockRead != 0) continue;
     const auto now = base::Deadline::Clock::now();
     if (now >= deadline->when()) {
-      std::lock_guard<std::mutex> lock(mutex_);
+      std::lock_guard<base::FutexMutex> lock(mutex_);
       if (expire()) return;
     }
     if (spinning && now < spin_until) {
@@ -238,7 +238,7 @@ void Engine::poll_until(Timeout timeout, Step step, Expire expire, Done done) {
       continue;
     }
     spinning = false;
-    std::unique_lock<std::mutex> lock(mutex_);
+    std::unique_lock<base::FutexMutex> lock(mutex_);
     if (sleep_as_waiter(lock, deadline->poll_ms(kSleepSliceMs), seen_completions)) {
       // Reads the doorbell (so that the next sleep can begin), or the work that came.
       poll_links();
@@ -367,7 +367,7 @@ void Engine::progress_loop() {
   auto grace = kProgressGrace;
   while (true) {
     {
-      std::unique_lock<std::mutex> lock(mutex_);
+      std::unique_lock<base::FutexMutex> lock(mutex_);
       progress_cv_.wait(
           lock, [this] { return stopping_ || (async_outstanding_ > 0 && blocking_waiters_ == 0); });
       if (stopping_) return;
@@ -381,7 +381,7 @@ void Engine::progress_loop() {
     grace = kProgressGrace;
     // Sleep until some link is ready, without the lock, then service it with the lock.
     if (sleep_in_epoll(events, kMaxEvents, kSleepSliceMs) != 0 || !busy_links_.empty()) {
-      std::lock_guard<std::mutex> lock(mutex_);
+      std::lock_guard<base::FutexMutex> lock(mutex_);
       poll_links();
     }
   }

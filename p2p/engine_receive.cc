@@ -186,17 +186,20 @@ void Engine::on_whole_frame(int peer, const FrameHeader& h, const std::byte* pay
   trace_frame(false, peer, h);
   if (!in_sequence(peer, h)) return;
   Matcher& m = matcher(h.comm);
-  if (RequestPtr recv = m.take_posted(h.src, h.tag)) {
-    base::Failure refusal = misfit(*recv, h, peer);
-    if (refusal) {
-      refuse(recv, refusal, h, peer);  // the payload is discarded
+  if (RequestState* recv = m.take_posted(h.src, h.tag)) {
+    if (recv->done.load(std::memory_order_relaxed)) [[unlikely]] {
+      // It failed where it stood (shutdown, a desync): the payload goes with it, and so
+      // does the engine's last reference (matcher.h).
+      recv->self.reset();
+    } else if (base::Failure refusal = misfit(*recv, h, peer)) [[unlikely]] {
+      refuse(RequestPtr(recv->self), refusal, h, peer);  // the payload is discarded
     } else {
       take_message_fields(*recv, h);
-      // As payload_target: never into a receive that has failed already (shutdown fails
-      // receives where they stand) or was abandoned; its buffer may be gone.
-      const bool wanted = !recv->done.load(std::memory_order_relaxed) && !recv->abandoned;
-      if (h.payload_bytes > 0 && wanted) std::memcpy(recv_target(*recv), payload, h.payload_bytes);
-      complete(recv);
+      // As payload_target: never into a receive that was abandoned; its buffer may be
+      // gone.
+      if (h.payload_bytes > 0 && !recv->abandoned)
+        std::memcpy(recv_target(*recv), payload, h.payload_bytes);
+      complete(recv->self);  // the engine's own reference, which complete() takes over
     }
     consume_credit(peer, h.msg_bytes);
     return;
@@ -226,7 +229,7 @@ void Engine::on_frame(int peer, const FrameHeader& h) {
     case FrameKind::kRts: {
       if (!in_sequence(peer, h)) return;
       Matcher& m = matcher(h.comm);
-      RequestPtr recv = m.take_posted(h.src, h.tag);
+      RequestPtr recv = take_posted(m, h.src, h.tag);
       if (h.kind == static_cast<uint8_t>(FrameKind::kRts)) {
         if (recv) {
           accept_rts(recv, h, peer);

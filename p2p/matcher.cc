@@ -16,37 +16,29 @@ size_t first_with_tag(const RingQueue<T>& queue, int tag_filter, TagOf tag_of) {
 
 }  // namespace
 
-RingQueue<Matcher::RequestPtr>& Matcher::new_posted_queue(int src) {
+RingQueue<RequestState*>& Matcher::new_posted_queue(int src) {
   posted_.resize(src + 1);
   return posted_[src];
 }
 
-void Matcher::add_posted(RequestPtr recv) {
-  recv->posted = next_posted_++;
-  posted_queue(recv->peer).push_back(std::move(recv));
-  ++posted_count_;
-}
-
-Matcher::RequestPtr Matcher::take_posted(int src, int tag) {
-  if (posted_count_ == 0) return nullptr;
+RequestState* Matcher::take_first_posted(int src, int tag) {
   // A posted receive's tag filter is -1 (any) or a tag.
-  auto first = [tag](const RingQueue<RequestPtr>& queue) {
+  auto first = [tag](const RingQueue<RequestState*>& queue) {
     size_t i = 0;
     while (i < queue.size() && queue[i]->tag >= 0 && queue[i]->tag != tag) ++i;
     return i;
   };
-  RingQueue<RequestPtr>* named =
+  RingQueue<RequestState*>* named =
       src >= 0 && static_cast<size_t>(src) < posted_.size() ? &posted_[src] : nullptr;
   size_t n = named ? first(*named) : 0;
   size_t a = first(posted_any_);
   const bool in_named = named && n < named->size();
   const bool in_any = a < posted_any_.size();
   if (!in_named && !in_any) return nullptr;
-  --posted_count_;
   if (in_named && (!in_any || (*named)[n]->posted < posted_any_[a]->posted)) {
-    return named->take(n);
+    return taken(named->take(n));
   }
-  return posted_any_.take(a);
+  return taken(posted_any_.take(a));
 }
 
 void Matcher::add_unexpected(MessagePtr message) {
@@ -92,16 +84,15 @@ const UnexpectedMessage* Matcher::find_unexpected(int src_filter, int tag_filter
   return found.src < 0 ? nullptr : unexpected_[found.src][found.index].get();
 }
 
-bool Matcher::remove_posted(const p2p::RequestState* recv) {
+bool Matcher::remove_posted(RequestState* recv) {
   // A receive's queue is the one of its source filter, which is still its peer field
   // while it is posted (matching is what fills in the actual source).
   auto& queue = recv->peer < 0                                     ? posted_any_
                 : static_cast<size_t>(recv->peer) < posted_.size() ? posted_[recv->peer]
                                                                    : posted_any_;
   for (size_t i = 0; i < queue.size(); ++i) {
-    if (queue[i].get() == recv) {
-      queue.take(i);
-      --posted_count_;
+    if (queue[i] == recv) {
+      taken(queue.take(i));
       return true;
     }
   }

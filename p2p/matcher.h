@@ -9,6 +9,12 @@
 // in its source's queue and the first match in the wildcard queue. Unexpected messages
 // carry an arrival number, and an any-source receive takes the earliest-arrived of the
 // first matches of every source: exactly the order of one queue of each kind.
+//
+// A posted receive is queued by plain pointer: it is pending, so the engine's reference
+// (RequestState::self) keeps it alive, and while `in_posted_queue` says it is queued the
+// engine keeps that reference even once the receive has failed (Engine::complete), so
+// that it still takes the message meant for it. Whoever takes it out drops the reference
+// of a failed one. A counted pointer here cost two atomic read-modify-writes a message.
 #pragma once
 
 #include <cstddef>
@@ -39,12 +45,21 @@ struct UnexpectedMessage {
 
 class Matcher {
  public:
-  using RequestPtr = std::shared_ptr<p2p::RequestState>;
   using MessagePtr = std::shared_ptr<UnexpectedMessage>;
 
   // A message from group rank `src` with `tag` arrived: takes the first posted receive
-  // it matches out of the posted queues, or returns null.
-  RequestPtr take_posted(int src, int tag);
+  // it matches out of the posted queues, or returns null. Inline for the common case:
+  // no any-source receive posted, and the first one naming `src` takes the message.
+  p2p::RequestState* take_posted(int src, int tag) {
+    if (posted_count_ == 0) return nullptr;
+    if (posted_any_.empty() && static_cast<size_t>(src) < posted_.size()) [[likely]] {
+      RingQueue<p2p::RequestState*>& named = posted_[src];
+      if (named.empty()) return nullptr;
+      const int wanted = named.front()->tag;
+      if (wanted < 0 || wanted == tag) return taken(named.take_front());
+    }
+    return take_first_posted(src, tag);
+  }
   void add_unexpected(MessagePtr message);
 
   // A receive is being posted: takes the first unexpected message it matches out of the
@@ -56,14 +71,19 @@ class Matcher {
   // Probing: the message take_unexpected(src_filter, tag_filter) would take, left in the
   // queue; null if none.
   const UnexpectedMessage* find_unexpected(int src_filter, int tag_filter) const;
-  void add_posted(RequestPtr recv);
+  void add_posted(p2p::RequestState* recv) {
+    recv->posted = next_posted_++;
+    recv->in_posted_queue = true;
+    posted_queue(recv->peer).push_back(recv);
+    ++posted_count_;
+  }
 
   // Removes a posted receive (it was abandoned); false if it was not queued.
-  bool remove_posted(const p2p::RequestState* recv);
+  bool remove_posted(p2p::RequestState* recv);
 
   // Removes and returns the posted receives for which `pred` is true.
   template <typename Pred>
-  std::vector<RequestPtr> take_posted_if(Pred pred);
+  std::vector<p2p::RequestState*> take_posted_if(Pred pred);
   // Removes the unexpected messages for which `pred` is true.
   template <typename Pred>
   void drop_unexpected_if(Pred pred) {
@@ -89,17 +109,24 @@ class Matcher {
   // exactly the message the next matching receive takes.
   Found first_unexpected(int src_filter, int tag_filter) const;
   MessagePtr take_first_unexpected(int src_filter, int tag_filter);
-  RingQueue<RequestPtr>& posted_queue(int src_filter) {
+  // take_posted's general case: a search of both queues a message may go to.
+  p2p::RequestState* take_first_posted(int src, int tag);
+  p2p::RequestState* taken(p2p::RequestState* recv) {
+    recv->in_posted_queue = false;
+    --posted_count_;
+    return recv;
+  }
+  RingQueue<p2p::RequestState*>& posted_queue(int src_filter) {
     if (src_filter < 0) return posted_any_;
     if (static_cast<size_t>(src_filter) < posted_.size()) [[likely]]
       return posted_[src_filter];
     return new_posted_queue(src_filter);
   }
-  RingQueue<RequestPtr>& new_posted_queue(int src);
+  RingQueue<p2p::RequestState*>& new_posted_queue(int src);
 
-  std::vector<RingQueue<RequestPtr>> posted_;      // by source, for receives naming one
-  RingQueue<RequestPtr> posted_any_;               // receives from any source
-  std::vector<RingQueue<MessagePtr>> unexpected_;  // by source
+  std::vector<RingQueue<p2p::RequestState*>> posted_;  // by source, for receives naming one
+  RingQueue<p2p::RequestState*> posted_any_;           // receives from any source
+  std::vector<RingQueue<MessagePtr>> unexpected_;      // by source
   uint64_t next_posted_ = 0;
   uint64_t next_arrival_ = 0;
   size_t posted_count_ = 0;
@@ -111,11 +138,12 @@ inline bool matches(int src_filter, int tag_filter, int src, int tag) {
 }
 
 template <typename Pred>
-std::vector<Matcher::RequestPtr> Matcher::take_posted_if(Pred pred) {
-  std::vector<RequestPtr> out;
-  auto take = [&](RingQueue<RequestPtr>& queue) {
-    queue.erase_if([&](const RequestPtr& r) {
+std::vector<p2p::RequestState*> Matcher::take_posted_if(Pred pred) {
+  std::vector<p2p::RequestState*> out;
+  auto take = [&](RingQueue<p2p::RequestState*>& queue) {
+    queue.erase_if([&](p2p::RequestState* r) {
       if (!pred(*r)) return false;
+      r->in_posted_queue = false;
       out.push_back(r);
       return true;
     });

@@ -81,6 +81,8 @@ class RequestState final : public base::Operation {
   bool synchronous = false;
   bool abandoned = false;  // a blocking call gave up on it; its buffer is no longer ours
   bool cancelled = false;  // recv: withdrawn by Request::cancel before any message matched
+  // recv: queued in its group's Matcher, which refers to it by plain pointer (see there).
+  bool in_posted_queue = false;
 
   std::atomic<bool> done{false};
   std::exception_ptr error;  // set before done when the operation failed

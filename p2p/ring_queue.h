@@ -29,15 +29,20 @@ class RingQueue {
     ++size_;
   }
 
+  // Removes and returns the first entry.
+  T take_front() {
+    T out = std::move(front());
+    head_ = (head_ + 1) & (slots_.size() - 1);
+    --size_;
+    return out;
+  }
+
   // Removes and returns the i-th entry, keeping the others in order.
   T take(size_t i) {
+    if (i == 0) return take_front();
     T out = std::move((*this)[i]);
-    if (i == 0) {
-      head_ = (head_ + 1) & (slots_.size() - 1);
-    } else {
-      for (size_t j = i; j + 1 < size_; ++j) (*this)[j] = std::move((*this)[j + 1]);
-      (*this)[size_ - 1] = T();
-    }
+    for (size_t j = i; j + 1 < size_; ++j) (*this)[j] = std::move((*this)[j + 1]);
+    (*this)[size_ - 1] = T();
     --size_;
     return out;
   }

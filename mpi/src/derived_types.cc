@@ -326,8 +326,8 @@ std::shared_ptr<const Typemap> predefined_typemap(MPI_Datatype handle, const Typ
 }
 
 // Predefined datatype handles lie in [0x200, 0x300), as in datatypes.cc.
-constexpr uintptr_t kFirstHandle = 0x200;
-constexpr size_t kSlots = 0x100;
+constexpr uintptr_t kFirstHandle = kFirstPredefinedType;
+constexpr size_t kSlots = kPredefinedTypeSlots;
 
 struct Predefined {
   std::array<std::shared_ptr<const Typemap>, kSlots> typemaps;
@@ -419,11 +419,7 @@ std::string indexed(const char* array, int64_t i) {
 
 bool is_predefined(MPI_Datatype type) { return predefined_slot(type) >= 0; }
 
-uint64_t dense_predefined_size(MPI_Datatype type) {
-  auto h = reinterpret_cast<uintptr_t>(type);
-  if (h < kFirstHandle || h >= kFirstHandle + kSlots) return 0;
-  return predefined().dense_sizes[h - kFirstHandle];
-}
+const uint64_t* build_dense_predefined_sizes() { return predefined().dense_sizes.data(); }
 
 bool is_derived(MPI_Datatype type) { return derived_or_null(type) != nullptr; }
 

@@ -106,8 +106,18 @@ bool is_predefined(MPI_Datatype type);
 bool is_derived(MPI_Datatype type);
 // The size of a predefined datatype whose elements lie back to back, each one byte range
 // from its address (every basic type; not MPI_DOUBLE_INT's kind, with a gap), so that n
-// of them are n * size bytes at the buffer; 0 for every other handle.
-uint64_t dense_predefined_size(MPI_Datatype type);
+// of them are n * size bytes at the buffer; 0 for every other handle. Inline: every
+// plain message asks (mpi/src/point_to_point.cc).
+inline constexpr uintptr_t kFirstPredefinedType = 0x200;  // the ABI's datatype handles
+inline constexpr size_t kPredefinedTypeSlots = 0x100;
+// Those sizes, by handle - kFirstPredefinedType: built once, never changed.
+const uint64_t* build_dense_predefined_sizes();
+inline uint64_t dense_predefined_size(MPI_Datatype type) {
+  const uintptr_t slot = reinterpret_cast<uintptr_t>(type) - kFirstPredefinedType;
+  if (slot >= kPredefinedTypeSlots) return 0;
+  static const uint64_t* const sizes = build_dense_predefined_sizes();
+  return sizes[slot];
+}
 // The derived datatype behind a handle; MpiError(MPI_ERR_TYPE) for MPI_DATATYPE_NULL, a
 // predefined type, garbage or a freed type. `what` names the argument: "oldtype".
 MPI_ABI_Datatype& derived_of(MPI_Datatype type, const char* what = "the datatype");

@@ -4,11 +4,6 @@
 
 namespace weft::mpi {
 
-LibraryState& library() {
-  static LibraryState* state = new LibraryState();  // never destroyed: see abort_process
-  return *state;
-}
-
 void require_initialized(const char* function) {
   const LibraryState& lib = library();
   // An open session lets the program use communicators made from its groups.
@@ -16,18 +11,6 @@ void require_initialized(const char* function) {
     throw MpiError(MPI_ERR_OTHER, std::string(function) + " called " +
                                       (lib.finalized ? "after MPI_Finalize" : "before MPI_Init"));
   }
-}
-
-MPI_ABI_Comm* comm_or_null(MPI_Comm comm) {
-  LibraryState& lib = library();
-  if (comm == MPI_COMM_WORLD) return &lib.world;
-  if (comm == MPI_COMM_SELF) return &lib.self;
-  auto address = reinterpret_cast<uintptr_t>(comm);
-  // Predefined handles are small numbers; a real object lives far above them.
-  if (address < 0x1000 || reinterpret_cast<MPI_ABI_Comm*>(comm)->magic != MPI_ABI_Comm::kMagic) {
-    return nullptr;
-  }
-  return reinterpret_cast<MPI_ABI_Comm*>(comm);
 }
 
 MPI_ABI_Comm& comm_of(MPI_Comm comm) {

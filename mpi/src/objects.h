@@ -157,7 +157,11 @@ void start_runtime();
 // session still uses it.
 void stop_runtime_if_unused();
 
-LibraryState& library();
+// Inline, as comm_or_null: both are asked on every message.
+inline LibraryState& library() {
+  static LibraryState* const state = new LibraryState();  // never destroyed: see abort_process
+  return *state;
+}
 
 // Throws MpiError(MPI_ERR_OTHER) before MPI_Init or after MPI_Finalize.
 void require_initialized(const char* function);
@@ -166,7 +170,16 @@ void require_initialized(const char* function);
 MPI_ABI_Comm& comm_of(MPI_Comm comm);
 // The same, or nullptr where comm_of would throw: for fast paths that leave every error
 // to the general path.
-MPI_ABI_Comm* comm_or_null(MPI_Comm comm);
+inline MPI_ABI_Comm* comm_or_null(MPI_Comm comm) {
+  if (comm == MPI_COMM_WORLD) return &library().world;
+  if (comm == MPI_COMM_SELF) return &library().self;
+  auto address = reinterpret_cast<uintptr_t>(comm);
+  // Predefined handles are small numbers; a real object lives far above them.
+  if (address < 0x1000 || reinterpret_cast<MPI_ABI_Comm*>(comm)->magic != MPI_ABI_Comm::kMagic) {
+    return nullptr;
+  }
+  return reinterpret_cast<MPI_ABI_Comm*>(comm);
+}
 // The same, for `function`, which also needs MPI to be initialised.
 MPI_ABI_Comm& communicator(MPI_Comm comm, const char* function);
 // The handle of a communicator object.

@@ -350,6 +350,31 @@ TEST(Failures, MessagesSentBeforeLeavingAreStillDelivered) {
   }));
 }
 
+// The engine keeps a receive that fails while posted queued, alive for its matcher,
+// until it goes itself: the request, still held here, reports the failure afterwards
+// from memory that is still its own (the sanitizer run checks every access).
+TEST(Failures, AReceivePendingAtDestroyFailsAndIsReleased) {
+  expect_all_succeeded(run_ranks(2, [](int rank) {
+    weft::init_process_group();
+    int64_t x = 0;
+    weft::Request pending;
+    if (rank == 1) pending = weft::irecv(weft::view(std::span(&x, 1)), 0, 9);
+    weft::barrier();
+    weft::destroy_process_group();
+    if (rank == 1) {
+      try {
+        pending.wait();
+        ADD_FAILURE() << "a receive nobody sent to completed";
+      } catch (const weft::Error& e) {
+        EXPECT_NE(std::string(e.what()).find("destroy_process_group was called while this "
+                                             "operation was pending"),
+                  std::string::npos)
+            << e.what();
+      }
+      EXPECT_EQ(x, 0);
+    }
+  }));
+}
 TEST(Failures, InvalidArgumentsNameTheOperationRankAndArgument) {
   expect_all_succeeded(run_ranks(2, [](int rank) {
     weft::init_process_group();

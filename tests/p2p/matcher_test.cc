@@ -36,12 +36,12 @@ std::shared_ptr<UnexpectedMessage> message(int src, int tag, uint64_t seq) {
 TEST(Matcher, ArrivingMessageTakesTheFirstMatchingPostedReceive) {
   Matcher m;
   auto from2 = recv(2, -1), any_tag5 = recv(-1, 5), any = recv(-1, -1);
-  m.add_posted(from2);
-  m.add_posted(any_tag5);
-  m.add_posted(any);
-  EXPECT_EQ(m.take_posted(1, 5), any_tag5);  // from2 does not match source 1
-  EXPECT_EQ(m.take_posted(2, 5), from2);
-  EXPECT_EQ(m.take_posted(1, 7), any);
+  m.add_posted(from2.get());
+  m.add_posted(any_tag5.get());
+  m.add_posted(any.get());
+  EXPECT_EQ(m.take_posted(1, 5), any_tag5.get());  // from2 does not match source 1
+  EXPECT_EQ(m.take_posted(2, 5), from2.get());
+  EXPECT_EQ(m.take_posted(1, 7), any.get());
   EXPECT_EQ(m.take_posted(1, 7), nullptr);
 }
 
@@ -81,14 +81,14 @@ TEST(Matcher, ArrivingMessageTakesTheEarliestPostedOfNamedAndAnySourceReceives) 
   // posting order between them still decides.
   Matcher m;
   auto any1 = recv(-1, 1), from1_a = recv(1, 1), any2 = recv(-1, -1), from1_b = recv(1, -1);
-  m.add_posted(any1);
-  m.add_posted(from1_a);
-  m.add_posted(any2);
-  m.add_posted(from1_b);
-  EXPECT_EQ(m.take_posted(1, 1), any1);     // posted before from1_a
-  EXPECT_EQ(m.take_posted(1, 1), from1_a);  // posted before any2
-  EXPECT_EQ(m.take_posted(2, 1), any2);     // only any-source receives take rank 2's
-  EXPECT_EQ(m.take_posted(1, 9), from1_b);
+  m.add_posted(any1.get());
+  m.add_posted(from1_a.get());
+  m.add_posted(any2.get());
+  m.add_posted(from1_b.get());
+  EXPECT_EQ(m.take_posted(1, 1), any1.get());     // posted before from1_a
+  EXPECT_EQ(m.take_posted(1, 1), from1_a.get());  // posted before any2
+  EXPECT_EQ(m.take_posted(2, 1), any2.get());     // only any-source receives take rank 2's
+  EXPECT_EQ(m.take_posted(1, 9), from1_b.get());
   EXPECT_EQ(m.take_posted(1, 1), nullptr);
   EXPECT_EQ(m.posted_count(), 0u);
 }
@@ -117,14 +117,14 @@ TEST(Matcher, QueuesKeepTheirOrderAcrossReuse) {
     std::vector<std::shared_ptr<RequestState>> posted;
     for (int i = 0; i < 1 + round % 13; ++i) {
       posted.push_back(recv(i % 3 == 0 ? -1 : 1, i));
-      m.add_posted(posted.back());
+      m.add_posted(posted.back().get());
     }
     if (posted.size() > 2) {
       EXPECT_TRUE(m.remove_posted(posted[1].get()));
     }
     for (size_t i = 0; i < posted.size(); ++i) {
       if (i == 1 && posted.size() > 2) continue;
-      EXPECT_EQ(m.take_posted(1, static_cast<int>(i)), posted[i]) << round << " " << i;
+      EXPECT_EQ(m.take_posted(1, static_cast<int>(i)), posted[i].get()) << round << " " << i;
     }
     EXPECT_EQ(m.posted_count(), 0u);
   }
@@ -133,14 +133,16 @@ TEST(Matcher, QueuesKeepTheirOrderAcrossReuse) {
 TEST(Matcher, RemovingAndFilteringReceives) {
   Matcher m;
   auto a = recv(1, 1), b = recv(2, 1), c = recv(-1, 1);
-  m.add_posted(a);
-  m.add_posted(b);
-  m.add_posted(c);
+  m.add_posted(a.get());
+  m.add_posted(b.get());
+  m.add_posted(c.get());
   EXPECT_TRUE(m.remove_posted(b.get()));
   EXPECT_FALSE(m.remove_posted(b.get()));
   auto taken = m.take_posted_if([](const RequestState& r) { return r.peer < 0; });
   ASSERT_EQ(taken.size(), 1u);
-  EXPECT_EQ(taken[0], c);
+  EXPECT_EQ(taken[0], c.get());
+  EXPECT_FALSE(c->in_posted_queue);
+  EXPECT_TRUE(a->in_posted_queue);
   EXPECT_EQ(m.posted_count(), 1u);
 }
 
