@@ -15,8 +15,6 @@
 #include <atomic>
 #include <cstdint>
 
-#include "base/spin_yield.h"
-
 namespace weft::base {
 
 class FutexMutex {
@@ -46,18 +44,12 @@ class FutexMutex {
  private:
   static constexpr uint32_t kFree = 0, kLocked = 1, kContended = 2;
 
-  // Spins briefly (the holder usually leaves within a poll), then marks the mutex
-  // contended and sleeps until it is free. Whoever takes it from here leaves it marked
-  // contended, since others may still sleep: at worst one wake-up too many.
+  // Marks the mutex contended and sleeps until it is free. No spin first, as glibc's
+  // default mutex: ranks and their progress threads often outnumber the cores, and a
+  // spinning waiter would then keep the holder from running. Whoever takes the mutex
+  // from here leaves it marked contended, since others may still sleep: at worst one
+  // wake-up too many.
   [[gnu::noinline]] void lock_contended() {
-    for (int spin = 0; spin < 64; ++spin) {
-      cpu_relax();
-      uint32_t expected = kFree;
-      if (state_.load(std::memory_order_relaxed) == kFree &&
-          state_.compare_exchange_weak(expected, kLocked, std::memory_order_acquire,
-                                       std::memory_order_relaxed))
-        return;
-    }
     while (state_.exchange(kContended, std::memory_order_acquire) != kFree) {
       syscall(SYS_futex, reinterpret_cast<uint32_t*>(&state_), FUTEX_WAIT_PRIVATE, kContended,
               nullptr, nullptr, 0);

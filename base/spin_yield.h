@@ -16,16 +16,6 @@
 
 namespace weft::base {
 
-// The hint a spin-wait gives the core on each turn (PAUSE, YIELD): it lets the sibling
-// hyper-thread run and spares the pipeline a mis-speculated exit from the loop.
-inline void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
-
 class SpinYield {
  public:
   static constexpr std::chrono::microseconds kInterval{20};

@@ -59,6 +59,14 @@ void futex_wake_all(std::atomic<uint32_t>& word) {
           0);
 }
 
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
 constexpr long kSleepSliceNs = 1'000'000;  // futex sleeps; liveness is checked after each
 constexpr unsigned kSpinsPerCheck = 1024;  // spins between checks of flags and the clock
 constexpr unsigned kSpinsPerYield = 32;    // oversubscribed: spins between yields
@@ -259,7 +267,7 @@ void SharedArena::wait_for(Call& call, int member, std::atomic<uint32_t>& word, 
   while (true) {
     for (unsigned i = 0; i < spins; ++i) {
       if (reached(word.load(std::memory_order_acquire), round)) return;
-      base::cpu_relax();
+      cpu_relax();
     }
     // While spinning, only what costs no system call: the others' failure flags and the
     // clock (read through the vDSO). The engine's links are polled once the spin is over.

@@ -106,6 +106,9 @@ struct MPI_ABI_Request {
   };
   // To read: the extras, or empty ones when none were set.
   const Extras& extras() const { return extras_ ? *extras_ : kNoExtras; }
+  // A plain operation's request: none of the extras set (not persistent, generalized,
+  // partitioned, staged...), so that completing it is waiting for `request` alone.
+  bool has_extras() const { return extras_ != nullptr; }
   // To set one: made the first time.
   Extras& more() {
     if (!extras_) extras_ = std::make_unique<Extras>();

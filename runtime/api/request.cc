@@ -6,8 +6,14 @@
 namespace weft {
 namespace {
 
-base::Operation& checked(const std::shared_ptr<base::Operation>& state, const char* op) {
-  if (!state) throw Error(ErrorCode::kState, std::string("Request::") + op + ": empty request");
+[[noreturn, gnu::noinline]] void throw_empty(const char* op) {
+  throw Error(ErrorCode::kState, std::string("Request::") + op + ": empty request");
+}
+
+// Inline, with the message built out of line: every wait and status asks.
+inline base::Operation& checked(const std::shared_ptr<base::Operation>& state, const char* op) {
+  if (!state) [[unlikely]]
+    throw_empty(op);
   return *state;
 }
 

@@ -351,14 +351,20 @@ TEST(Failures, MessagesSentBeforeLeavingAreStillDelivered) {
 }
 
 // The engine keeps a receive that fails while posted queued, alive for its matcher,
-// until it goes itself: the request, still held here, reports the failure afterwards
-// from memory that is still its own (the sanitizer run checks every access).
+// until it goes itself: a request still held here reports the failure afterwards, and
+// neither it nor one dropped before is touched once freed (the sanitizer run checks).
 TEST(Failures, AReceivePendingAtDestroyFailsAndIsReleased) {
   expect_all_succeeded(run_ranks(2, [](int rank) {
     weft::init_process_group();
     int64_t x = 0;
     weft::Request pending;
-    if (rank == 1) pending = weft::irecv(weft::view(std::span(&x, 1)), 0, 9);
+    static int64_t y = 0;
+    if (rank == 1) {
+      // From itself: a receive from rank 0 could fail first, when rank 0 leaves.
+      pending = weft::irecv(weft::view(std::span(&x, 1)), 1, 9);
+      // And one whose handle is gone: only the engine keeps it.
+      weft::irecv(weft::view(std::span(&y, 1)), 1, 10);
+    }
     weft::barrier();
     weft::destroy_process_group();
     if (rank == 1) {
@@ -375,6 +381,7 @@ TEST(Failures, AReceivePendingAtDestroyFailsAndIsReleased) {
     }
   }));
 }
+
 TEST(Failures, InvalidArgumentsNameTheOperationRankAndArgument) {
   expect_all_succeeded(run_ranks(2, [](int rank) {
     weft::init_process_group();
