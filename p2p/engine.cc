@@ -225,16 +225,6 @@ void Engine::complete(const RequestPtr& request, std::exception_ptr error) {
   }
 }
 
-Engine::RequestPtr Engine::isend(GroupPtr group, const Tensor& tensor, int dst, int tag,
-                                 bool user_async, bool synchronous, uint64_t stamp) {
-  return post(OpKind::kSend, std::move(group), tensor, dst, tag, user_async, synchronous, stamp);
-}
-
-Engine::RequestPtr Engine::irecv(GroupPtr group, const Tensor& tensor, int src, int tag,
-                                 bool user_async, uint64_t stamp) {
-  return post(OpKind::kRecv, std::move(group), tensor, src, tag, user_async, false, stamp);
-}
-
 Engine::RequestPtr Engine::post(OpKind kind, GroupPtr group, const Tensor& tensor, int peer,
                                 int tag, bool user_async, bool synchronous, uint64_t stamp,
                                 const DeviceBuffer* device) {

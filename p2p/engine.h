@@ -92,9 +92,14 @@ class Engine final : public transport::LinkHandler {
   // `stamp`: a collective's call stamp (p2p/protocol.h), 0 for point-to-point; the
   // collectives of a group found in disagreement fail at once with its DesyncError.
   RequestPtr isend(GroupPtr group, const Tensor& tensor, int dst, int tag, bool user_async,
-                   bool synchronous = false, uint64_t stamp = 0);
+                   bool synchronous = false, uint64_t stamp = 0) {
+    return post(p2p::OpKind::kSend, std::move(group), tensor, dst, tag, user_async, synchronous,
+                stamp);
+  }
   RequestPtr irecv(GroupPtr group, const Tensor& tensor, int src, int tag, bool user_async,
-                   uint64_t stamp = 0);
+                   uint64_t stamp = 0) {
+    return post(p2p::OpKind::kRecv, std::move(group), tensor, src, tag, user_async, false, stamp);
+  }
 
   // GPUDirect RDMA (p2p/engine_device.cc): whether a message of `bytes` to or from
   // `world_peer` moves device memory directly: above the eager limit (so it goes by

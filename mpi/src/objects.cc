@@ -56,10 +56,8 @@ int world_rank_or_unknown() {
 
 void throw_invalid_request() { throw MpiError(MPI_ERR_REQUEST, "not a valid request"); }
 
-void reap_detached() {
-  auto& detached = library().detached;
-  if (detached.empty()) return;  // the common case, on every wait and test
-  std::erase_if(detached, [](const weft::Request& r) { return r.is_completed(); });
+void reap_completed_detached() {
+  std::erase_if(library().detached, [](const weft::Request& r) { return r.is_completed(); });
 }
 
 }  // namespace weft::mpi

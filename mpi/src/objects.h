@@ -218,7 +218,12 @@ inline MPI_ABI_Request& request_of(MPI_Request request) {
   return *reinterpret_cast<MPI_ABI_Request*>(request);
 }
 
-// Forgets detached requests that have completed.
-void reap_detached();
+// Forgets detached requests that have completed. Inline for the common case, on every
+// wait and test: none.
+void reap_completed_detached();
+inline void reap_detached() {
+  if (!library().detached.empty()) [[unlikely]]
+    reap_completed_detached();
+}
 
 }  // namespace weft::mpi

@@ -109,14 +109,17 @@ int recv(const char* function, void* buf, MPI_Count count, MPI_Datatype datatype
 
 int isend(const char* function, const void* buf, MPI_Count count, MPI_Datatype datatype, int dest,
           int tag, MPI_Comm comm, MPI_Request* request) {
-  return mpi_call(function, comm, [&] {
-    if (PlainMessage m = plain_message(buf, count, datatype, dest, tag, comm, false); m.comm) {
+  if (PlainMessage m = plain_message(buf, count, datatype, dest, tag, comm, false); m.comm) {
+    return mpi_call(function, comm, [&] {  // as irecv's
+      weft::Request posted =
+          weft::runtime::isend_prechecked(m.tensor, m.peer, m.tag, m.comm->group);
       auto* r = new MPI_ABI_Request();
       r->comm = comm;
-      r->request = weft::runtime::isend_prechecked(m.tensor, m.peer, m.tag, m.comm->group);
+      r->request = std::move(posted);
       *request = r;
-      return;
-    }
+    });
+  }
+  return mpi_call(function, comm, [&] {
     weft::mpi::require_initialized(function);
     MPI_ABI_Comm& c = comm_of(comm);
     Message message = Message::outgoing(buf, count, datatype, "send");
@@ -134,15 +137,20 @@ int isend(const char* function, const void* buf, MPI_Count count, MPI_Datatype d
 
 int irecv(const char* function, void* buf, MPI_Count count, MPI_Datatype datatype, int source,
           int tag, MPI_Comm comm, MPI_Request* request) {
-  return mpi_call(function, comm, [&] {
-    if (PlainMessage m = plain_message(buf, count, datatype, source, tag, comm, true); m.comm) {
+  if (PlainMessage m = plain_message(buf, count, datatype, source, tag, comm, true); m.comm) {
+    // A body of its own, small enough to inline into mpi_call's; the request is made
+    // once the core has taken the receive.
+    return mpi_call(function, comm, [&] {
+      weft::Request posted =
+          weft::runtime::irecv_prechecked(m.tensor, m.peer, m.tag, m.comm->group);
       auto* r = new MPI_ABI_Request();
       r->comm = comm;
       r->is_receive = true;
-      r->request = weft::runtime::irecv_prechecked(m.tensor, m.peer, m.tag, m.comm->group);
+      r->request = std::move(posted);
       *request = r;
-      return;
-    }
+    });
+  }
+  return mpi_call(function, comm, [&] {
     weft::mpi::require_initialized(function);
     MPI_ABI_Comm& c = comm_of(comm);
     Message message = Message::incoming(buf, count, datatype, "receive");

@@ -29,6 +29,14 @@ void fill_status(const MPI_ABI_Request& r, MPI_Status* status) {
   }
 }
 
+// Frees a request that has completed and not persistent, setting the handle to null.
+void free_request(MPI_Request* request) {
+  MPI_ABI_Request* r = *request;
+  r->magic = 0;  // a later use of the stale handle is refused, while the block is unused
+  delete r;
+  *request = MPI_REQUEST_NULL;
+}
+
 }  // namespace
 
 bool is_done(MPI_Request request) {
@@ -53,6 +61,19 @@ void complete(MPI_Request* request, MPI_Status* status, weft::Timeout timeout) {
     return;
   }
   MPI_ABI_Request& r = request_of(*request);
+  if (!r.has_extras() && !r.proc_null) {
+    // A plain operation's request: its wait and its status, and it is freed whether the
+    // wait succeeded or not.
+    try {
+      r.request.wait(timeout);
+    } catch (...) {
+      free_request(request);
+      throw;
+    }
+    fill_status(r, status);
+    free_request(request);
+    return;
+  }
   if (r.extras().restart && !r.active) {
     set_empty_status(status);
     return;
@@ -68,9 +89,7 @@ void complete(MPI_Request* request, MPI_Status* status, weft::Timeout timeout) {
       r.more().also.clear();
       return;
     }
-    r.magic = 0;
-    delete &r;
-    *request = MPI_REQUEST_NULL;
+    free_request(request);
   };
   try {
     for (const weft::Request& other : r.extras().also) other.wait(timeout);
