@@ -210,9 +210,10 @@ void Engine::complete(const RequestPtr& request, std::exception_ptr error) {
   if (keep->user_async) add_outstanding(-1);
   WEFT_LOG(TRACE) << "completed " << keep->describe() << ", " << keep->bytes << " B"
                   << (error ? " (failed)" : "");
-  // Failed while still queued for matching (shutdown, a desync, an abort fail requests
-  // where they stand): it stays there to take the message meant for it, and the queue's
-  // plain pointer needs it alive until then (take_posted) or until the engine goes.
+  // Failed while still queued for matching (shutdown fails requests where they stand;
+  // the other failures withdraw a receive first): it stays there to take the message
+  // meant for it, and the queue's plain pointer needs it alive until then (take_posted)
+  // or until the engine goes.
   if (keep->in_posted_queue) [[unlikely]]
     keep->self = keep;
   keep->done.store(true, std::memory_order_release);

@@ -188,8 +188,8 @@ void Engine::on_whole_frame(int peer, const FrameHeader& h, const std::byte* pay
   Matcher& m = matcher(h.comm);
   if (RequestState* recv = m.take_posted(h.src, h.tag)) {
     if (recv->done.load(std::memory_order_relaxed)) [[unlikely]] {
-      // It failed where it stood (shutdown, a desync): the payload goes with it, and so
-      // does the engine's last reference (matcher.h).
+      // It failed where it stood (shutdown): the payload goes with it, and so does the
+      // engine's last reference (matcher.h).
       recv->self.reset();
     } else if (base::Failure refusal = misfit(*recv, h, peer)) [[unlikely]] {
       refuse(RequestPtr(recv->self), refusal, h, peer);  // the payload is discarded
