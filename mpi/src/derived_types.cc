@@ -325,25 +325,24 @@ std::shared_ptr<const Typemap> predefined_typemap(MPI_Datatype handle, const Typ
   return std::make_shared<const Typemap>(std::move(t));
 }
 
-// Predefined datatype handles lie in [0x200, 0x300), as in datatypes.cc.
-constexpr uintptr_t kFirstHandle = kFirstPredefinedType;
-constexpr size_t kSlots = kPredefinedTypeSlots;
+// Predefined datatype handles are the kPredefinedTypeSlots values from
+// kFirstPredefinedType (0x200 to 0x2ff), as in datatypes.cc.
 
 struct Predefined {
-  std::array<std::shared_ptr<const Typemap>, kSlots> typemaps;
-  std::array<const char*, kSlots> names{};
+  std::array<std::shared_ptr<const Typemap>, kPredefinedTypeSlots> typemaps;
+  std::array<const char*, kPredefinedTypeSlots> names{};
   // dense_predefined_size's answers: the size of a type whose elements follow each
   // other without gaps (typemap.dense() with no lower bound), else 0.
-  std::array<uint64_t, kSlots> dense_sizes{};
+  std::array<uint64_t, kPredefinedTypeSlots> dense_sizes{};
   std::mutex mutex;  // guards renamed
-  std::array<std::optional<std::string>, kSlots> renamed;
+  std::array<std::optional<std::string>, kPredefinedTypeSlots> renamed;
 };
 
 // Out of line, so that predefined(), asked on every plain message, stays a guard check.
 [[gnu::noinline]] Predefined* build_predefined() {
   auto* p = new Predefined();  // never destroyed: see abort_process
-  for (size_t i = 0; i < kSlots; ++i) {
-    auto handle = reinterpret_cast<MPI_Datatype>(kFirstHandle + i);
+  for (size_t i = 0; i < kPredefinedTypeSlots; ++i) {
+    auto handle = reinterpret_cast<MPI_Datatype>(kFirstPredefinedType + i);
     try {
       const TypeInfo& info = type_info(handle);
       p->typemaps[i] = predefined_typemap(handle, info);
@@ -365,8 +364,8 @@ Predefined& predefined() {
 // The slot of a predefined handle, or -1.
 int predefined_slot(MPI_Datatype type) {
   auto h = reinterpret_cast<uintptr_t>(type);
-  if (h < kFirstHandle || h >= kFirstHandle + kSlots) return -1;
-  int slot = static_cast<int>(h - kFirstHandle);
+  if (h < kFirstPredefinedType || h >= kFirstPredefinedType + kPredefinedTypeSlots) return -1;
+  int slot = static_cast<int>(h - kFirstPredefinedType);
   return predefined().typemaps[slot] ? slot : -1;
 }
 

@@ -107,8 +107,9 @@ struct MPI_ABI_Request {
   // To read: the extras, or empty ones when none were set.
   const Extras& extras() const { return extras_ ? *extras_ : kNoExtras; }
   // A plain operation's request: none of the extras set (not persistent, generalized,
-  // partitioned, staged...), so that completing it is waiting for `request` alone.
-  bool has_extras() const { return extras_ != nullptr; }
+  // partitioned, staged...) and not to or from MPI_PROC_NULL, so that completing it is
+  // waiting for `request` alone.
+  bool plain() const { return extras_ == nullptr && !proc_null; }
   // To set one: made the first time.
   Extras& more() {
     if (!extras_) extras_ = std::make_unique<Extras>();
@@ -206,16 +207,22 @@ int world_rank_or_unknown();
 // for MPI_GROUP_NULL or garbage. `what` names the argument in the message.
 MPI_ABI_Group& group_of(MPI_Group group, const char* what = "group");
 
-// The request behind a handle; MpiError(MPI_ERR_REQUEST) for garbage. Inline: every
-// wait and test looks each of its requests up several times.
-[[noreturn]] void throw_invalid_request();
-inline MPI_ABI_Request& request_of(MPI_Request request) {
+// The request behind a handle, or nullptr for MPI_REQUEST_NULL and garbage.
+inline MPI_ABI_Request* request_or_null(MPI_Request request) {
   auto address = reinterpret_cast<uintptr_t>(request);
   if (request == MPI_REQUEST_NULL || address < 0x1000 ||
       reinterpret_cast<MPI_ABI_Request*>(request)->magic != MPI_ABI_Request::kMagic) {
-    throw_invalid_request();
+    return nullptr;
   }
-  return *reinterpret_cast<MPI_ABI_Request*>(request);
+  return reinterpret_cast<MPI_ABI_Request*>(request);
+}
+// The same, with MpiError(MPI_ERR_REQUEST) for either. Inline: every wait and test looks
+// each of its requests up several times.
+[[noreturn]] void throw_invalid_request();
+inline MPI_ABI_Request& request_of(MPI_Request request) {
+  MPI_ABI_Request* r = request_or_null(request);
+  if (r == nullptr) throw_invalid_request();
+  return *r;
 }
 
 // Forgets detached requests that have completed. Inline for the common case, on every

@@ -82,18 +82,14 @@ Scan scan(int count, MPI_Request requests[]) {
   return s;
 }
 
-// Whether every request of the array is null or a valid plain one (has_extras) of a
-// weft operation, not of a collective nor to or from MPI_PROC_NULL: MPI_Waitall's case
-// for waiting on each in turn.
+// Whether every request of the array is null or a valid plain one (MPI_ABI_Request::plain)
+// of a weft operation, not of a collective: MPI_Waitall's case for waiting on each in
+// turn.
 bool all_plain(int count, MPI_Request requests[]) {
   for (int i = 0; i < count; ++i) {
-    const MPI_Request handle = requests[i];
-    if (handle == MPI_REQUEST_NULL) continue;
-    if (reinterpret_cast<uintptr_t>(handle) < 0x1000) return false;
-    const MPI_ABI_Request& r = *handle;
-    if (r.magic != MPI_ABI_Request::kMagic || r.has_extras() || r.proc_null || r.collective ||
-        !r.request.valid())
-      return false;
+    if (requests[i] == MPI_REQUEST_NULL) continue;
+    const MPI_ABI_Request* r = request_or_null(requests[i]);
+    if (r == nullptr || !r->plain() || r->collective || !r->request.valid()) return false;
   }
   return true;
 }

@@ -61,7 +61,7 @@ void complete(MPI_Request* request, MPI_Status* status, weft::Timeout timeout) {
     return;
   }
   MPI_ABI_Request& r = request_of(*request);
-  if (!r.has_extras() && !r.proc_null) {
+  if (r.plain()) {
     // A plain operation's request: its wait and its status, and it is freed whether the
     // wait succeeded or not.
     try {
